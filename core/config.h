@@ -1,0 +1,58 @@
+/* config.h - runcell's configuration: environment variables parsed once at
+ * start.  A malformed value refuses to start with a message naming the
+ * variable (rc_config_load returns < 0).  The variables and their defaults
+ * are documented in docs/configuration.md and runcell.conf(5).
+ */
+#ifndef RUNCELL_CORE_CONFIG_H
+#define RUNCELL_CORE_CONFIG_H
+
+#include "core/error.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rc_config
+{
+  unsigned concurrency;     /* RUN_CONCURRENCY (10): job slots */
+  unsigned spare_workers;   /* RUN_SPARE_WORKERS (2): workers beyond the slots, for /health and 429 */
+  uint64_t input_max;       /* RUN_INPUT_MAX (1 MiB) */
+  uint64_t output_max;      /* RUN_OUTPUT_MAX (1 MiB per stream, 0 = off) */
+  bool debug;               /* DEBUG (false; empty value = true) */
+  unsigned uid_base;        /* RUN_UID_BASE (10001) */
+  char **env_allow;         /* RUN_ENV_ALLOW: extra keys, NULL-terminated */
+  uint64_t memory_max;      /* RUN_MEMORY_MAX (0): RLIMIT_AS bytes */
+  uint64_t sandbox_tmp_size;/* RUN_SANDBOX_TMP_SIZE (0 = per-language default) */
+  uint64_t sandbox_mem_max; /* RUN_SANDBOX_MEM_MAX (0 = per-language default) */
+  bool allow_shutdown;      /* ALLOW_SHUTDOWN (false) */
+  unsigned port;            /* PORT (4040): the nginx listen port, used by tooling */
+  uint64_t timeout_default_ms; /* 30 s */
+  uint64_t timeout_max_ms;  /* RUN_TIMEOUT_MAX (10m): larger /run timeouts are 400 */
+  char *langs_dir;          /* RUN_LANGS_DIR (compiled-in pkgdatadir/langs) */
+  char *listen;             /* RUN_LISTEN: unix:/path or host:port; unset = inherited fd 0 */
+  char *state_dir;          /* RUN_STATE_DIR (/run/runcell) */
+  char *cgroup_name;        /* RUN_CGROUP_NAME ("runcell"): subtree below our own cgroup */
+  bool sandbox;             /* RUN_SANDBOX: "auto" (root => on), "on" (must), "off" (unsafe) */
+  bool sandbox_required;    /* RUN_SANDBOX=on */
+  uint64_t pids_max;        /* RUN_PIDS_MAX (512): cgroup pids.max per slot */
+  char *languages;          /* RUN_LANGUAGES: comma list to load (NULL = all) */
+};
+
+/* Looks a variable up; returns NULL when unset.  Tests pass their own. */
+typedef const char *(*rc_getenv_fn) (const char *name, void *userdata);
+
+int rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *userdata, rc_err_t *err);
+/* rc_config_load with getenv(3). */
+int rc_config_load_env (struct rc_config *cfg, rc_err_t *err);
+void rc_config_free (struct rc_config *cfg);
+
+/* Parsers shared with the API layer; all return < 0 on malformed input. */
+/* "500ms", "2s", "1m" (and "1.5s") -> milliseconds; 0 is rejected. */
+int rc_parse_duration_ms (const char *s, uint64_t *out_ms);
+/* "1048576", "64k", "256m", "1g", "1536m" (binary units) -> bytes. */
+int rc_parse_size (const char *s, uint64_t *out_bytes);
+/* Strict decimal unsigned integer. */
+int rc_parse_u64 (const char *s, uint64_t *out);
+/* "1", "true", "yes", "on" / "0", "false", "no", "off" (case-insensitive). */
+int rc_parse_bool (const char *s, bool *out);
+
+#endif

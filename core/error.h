@@ -1,0 +1,59 @@
+/* error.h - runcell's one error convention.
+ *
+ * A function that can fail returns an int < 0 and fills an rc_err_t with the
+ * errno of the failing call and a message naming the call and its argument.
+ * Callers add context with rc_error_wrap() and pass the error up; only the
+ * outermost layer (a request handler, main) logs it.  Modelled on crun's
+ * libcrun_error_t.
+ */
+#ifndef RUNCELL_CORE_ERROR_H
+#define RUNCELL_CORE_ERROR_H
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct rc_error
+{
+  int status; /* errno of the failed call, 0 when not a syscall failure */
+  char *msg;  /* heap string, "what failed: detail" */
+};
+typedef struct rc_error *rc_err_t;
+
+/* Sets *err (freeing nothing: *err must be NULL) and returns -1. */
+int rc_error_set (rc_err_t *err, int status, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+/* Same as rc_error_set with status = errno. */
+int rc_error_sys (rc_err_t *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+/* Prefixes "<context>: " to the message of an existing error; returns -1. */
+int rc_error_wrap (rc_err_t *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+void rc_error_free (rc_err_t *err);
+/* Message with ": strerror(status)" appended when status != 0 (static buffer
+ * per thread, valid until the next call). */
+const char *rc_error_text (rc_err_t err);
+
+/* Cleanup helpers: error paths cannot leak. */
+static inline void
+rc_cleanup_freep (void *p)
+{
+  free (*(void **) p);
+}
+static inline void
+rc_cleanup_closep (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+}
+#define cleanup_free __attribute__ ((cleanup (rc_cleanup_freep)))
+#define cleanup_close __attribute__ ((cleanup (rc_cleanup_closep)))
+
+/* Moves ownership of an fd out of a cleanup_close variable. */
+static inline int
+rc_take_fd (int *fd)
+{
+  int ret = *fd;
+  *fd = -1;
+  return ret;
+}
+
+#endif

@@ -1,0 +1,83 @@
+/* lang.h - the language table, loaded from langs/<slug>/manifest.json.
+ *
+ * langs/ is data: a directory per language with a Makefile whose `test`
+ * target runs a job, the runner/checker files, and a manifest.  The loader
+ * reads the manifests, applies the RUN_*_<SLUG> overrides, and resolves each
+ * language's command once with `make -n -s test` so requests never run make.
+ *
+ * manifest.json fields:
+ *   slug            "python"
+ *   aliases         ["py"]                   other names for /v1/execute
+ *   inputDir        "check" ("lib" for dart)
+ *   solutionFile    "solution.py"
+ *   checkerFile     "checker.cpp" or null
+ *   checkerRequired true/false
+ *   tmpSize         "256m"       per-job tmpfs size=
+ *   memoryMax       "512m"       cgroup memory.max
+ *   overlayPaths    ["/opt/go/cache", ...]   copy-on-write cache dirs
+ *   env             {"GOCACHE": "/opt/go/cache"}   always set for the job
+ *   requires        ["python3"]  programs that must be on PATH, else unavailable
+ *   version         ["python3", "--version"]   prints the toolchain version
+ *   defaultLimits   {wallTimeMs, idleMs, cpuMs, memoryMb, pids, outputKb}
+ *   execute         {"compile": "...sh...", "run": "...sh...", "main": "main.py"}
+ *                   (optional: how /v1/execute compiles and runs files)
+ *   unavailableReason  "Dart is not packaged by Debian 12" (optional)
+ */
+#ifndef RUNCELL_CORE_LANG_H
+#define RUNCELL_CORE_LANG_H
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/job.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rc_lang
+{
+  char *slug;
+  char **aliases;          /* NULL-terminated */
+  char *dir;               /* absolute path of langs/<slug> */
+  char *input_dir;         /* "check" or "lib" */
+  char *solution_file;
+  char *checker_file;      /* NULL when the language has none */
+  bool checker_required;
+  char *command;           /* resolved `make -n -s test`, run with sh -c */
+  uint64_t tmp_size;       /* after RUN_TMP_SIZE_<SLUG> / RUN_SANDBOX_TMP_SIZE */
+  uint64_t memory_max;     /* after RUN_MEM_MAX_<SLUG> / RUN_SANDBOX_MEM_MAX */
+  char **overlay_paths;    /* after RUN_OVERLAY_PATHS_<SLUG>; NULL-terminated */
+  size_t n_overlay_paths;
+  char **env;              /* "KEY=value", NULL-terminated */
+  struct rc_limits default_limits;
+  char *version;           /* first line printed by the version command, or NULL */
+  char *execute_compile;   /* optional sh command for /v1/execute */
+  char *execute_run;
+  bool available;          /* toolchain present */
+  char *unavailable_reason;
+};
+
+struct rc_lang_table
+{
+  struct rc_lang *langs;
+  size_t n;
+};
+
+/* Loads every langs_dir/<slug>/manifest.json (or only cfg->languages). */
+int rc_lang_table_load (struct rc_lang_table *t, const struct rc_config *cfg, rc_getenv_fn get,
+                        void *userdata, rc_err_t *err);
+/* Parses one manifest from a string (unit tests); dir may be NULL. */
+int rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, const char *dir,
+                            rc_err_t *err);
+const struct rc_lang *rc_lang_find (const struct rc_lang_table *t, const char *slug_or_alias);
+void rc_lang_table_free (struct rc_lang_table *t);
+void rc_lang_free (struct rc_lang *lang);
+
+/* Builds the job environment: PATH, LANG, LC_ALL, TZ and the RUN_ENV_ALLOW
+ * keys taken from the service environment, the language's env, then
+ * HOME=/sandbox.  Returns a NULL-terminated array the caller frees with
+ * rc_strv_free. */
+char **rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang);
+void rc_strv_free (char **v);
+
+#endif

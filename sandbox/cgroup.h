@@ -1,0 +1,68 @@
+/* cgroup.h - slot cgroups, one small interface over cgroup v1 and v2.
+ *
+ * The mode is detected once (statfs of /sys/fs/cgroup): unified (pure v2),
+ * hybrid (v1 controllers plus a cgroup2 at /sys/fs/cgroup/unified, as on the
+ * development and CI machines) or legacy (v1 only).  v2 uses the unified
+ * tree; hybrid and legacy use the v1 memory, pids, cpu and cpuacct
+ * hierarchies.  Everything is created below the cgroup runcell starts in:
+ *   <own cgroup>/<cfg->cgroup_name>/slot<N>       (v1: in each hierarchy)
+ * v2 additionally moves the service itself into <name>/service so the
+ * "no internal processes" rule allows enabling controllers for the slots.
+ */
+#ifndef RUNCELL_SANDBOX_CGROUP_H
+#define RUNCELL_SANDBOX_CGROUP_H
+
+#include "core/error.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum rc_cgroup_mode
+{
+  RC_CGROUP_UNKNOWN = 0,
+  RC_CGROUP_UNIFIED, /* pure v2 */
+  RC_CGROUP_HYBRID,  /* v1 controllers + controller-less cgroup2 */
+  RC_CGROUP_LEGACY,  /* v1 only */
+};
+
+int rc_cgroup_detect_mode (enum rc_cgroup_mode *mode, rc_err_t *err);
+const char *rc_cgroup_mode_name (enum rc_cgroup_mode mode);
+
+/* Creates the subtree and n_slots slot cgroups with pids.max, swap off,
+ * oom group (v2), equal cpu weight.  Fails naming a missing controller. */
+int rc_cgroup_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err);
+/* Kills and removes the subtree (best effort). */
+void rc_cgroup_teardown_tree (const char *name);
+
+/* Handle on one slot cgroup (opened per worker, reused per job). */
+struct rc_cgroup_slot;
+int rc_cgroup_slot_open (struct rc_cgroup_slot **slot, const char *name, unsigned index,
+                         rc_err_t *err);
+void rc_cgroup_slot_close (struct rc_cgroup_slot *slot);
+
+/* Before each job: memory limit (swap off), pids limit, reset counters
+ * (v1 max_usage, failcnt; v2 remembers the baseline). */
+int rc_cgroup_slot_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pids_max,
+                            rc_err_t *err);
+/* v2: an O_DIRECTORY fd for clone3(CLONE_INTO_CGROUP); -1 on v1. */
+int rc_cgroup_slot_dirfd (const struct rc_cgroup_slot *slot);
+/* Moves pid into the slot (v1: every hierarchy; v2: cgroup.procs). */
+int rc_cgroup_slot_attach (struct rc_cgroup_slot *slot, pid_t pid, rc_err_t *err);
+/* CPU used since prepare, in microseconds. */
+int rc_cgroup_slot_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us, rc_err_t *err);
+/* Peak memory since prepare, in bytes (v2: memory.peak where present, else
+ * sampled memory.current). */
+int rc_cgroup_slot_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err);
+/* OOM kills since prepare (v2 memory.events oom_kill, v1 memory.oom_control). */
+int rc_cgroup_slot_oom_kills (struct rc_cgroup_slot *slot, uint64_t *count, rc_err_t *err);
+/* SIGKILLs every process in the slot (v2 cgroup.kill) and waits until the
+ * slot is empty, at most timeout_ms.  < 0 when processes remain. */
+int rc_cgroup_slot_kill_all (struct rc_cgroup_slot *slot, unsigned timeout_ms, rc_err_t *err);
+/* True when no process is left in the slot. */
+int rc_cgroup_slot_is_empty (struct rc_cgroup_slot *slot, bool *empty, rc_err_t *err);
+/* Path of the slot in the hierarchy that a sandbox mounts at /sys/fs/cgroup
+ * (v2 unified path; v1 the memory hierarchy path). */
+const char *rc_cgroup_slot_path (const struct rc_cgroup_slot *slot);
+
+#endif
