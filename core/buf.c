@@ -1,5 +1,5 @@
 /* buf.c - growable byte buffers and small job helpers. */
-#include "config.h"
+#include <config.h>
 
 #include "core/job.h"
 

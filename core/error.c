@@ -1,5 +1,5 @@
 /* error.c - see error.h for the convention. */
-#include "config.h"
+#include <config.h>
 
 #include "core/error.h"
 

@@ -1,0 +1,742 @@
+/* lang.c - loads the language table from langs/<slug>/manifest.json.
+ *
+ * Each language's command is resolved once here with `make -n -s test`, run
+ * in the language directory with the service's environment (so variables
+ * the Makefile reads at start, like SLOW_KOTLIN, are baked in, as Codebattle's
+ * runner does), and replayed per request with sh -c: no make per request.
+ */
+#include <config.h>
+
+#include "core/lang.h"
+#include "core/log.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+
+void
+rc_strv_free (char **v)
+{
+  if (v == NULL)
+    return;
+  for (char **p = v; *p; p++)
+    free (*p);
+  free (v);
+}
+
+static size_t
+strv_len (char *const *v)
+{
+  size_t n = 0;
+  while (v && v[n])
+    n++;
+  return n;
+}
+
+static int
+strv_push_owned (char ***v, char *s)
+{
+  size_t n = strv_len (*v);
+  char **grown;
+  if (s == NULL)
+    return -1;
+  grown = realloc (*v, (n + 2) * sizeof **v);
+  if (grown == NULL)
+    {
+      free (s);
+      return -1;
+    }
+  grown[n] = s;
+  grown[n + 1] = NULL;
+  *v = grown;
+  return 0;
+}
+
+static const char *
+obj_string (struct json_object *o, const char *key)
+{
+  struct json_object *v;
+  if (!json_object_object_get_ex (o, key, &v) || !json_object_is_type (v, json_type_string))
+    return NULL;
+  return json_object_get_string (v);
+}
+
+static int
+dup_string_field (struct json_object *o, const char *key, bool required, char **out,
+                  rc_err_t *err)
+{
+  struct json_object *v;
+  if (!json_object_object_get_ex (o, key, &v) || json_object_is_type (v, json_type_null))
+    {
+      if (required)
+        return rc_error_set (err, 0, "field '%s' is required", key);
+      *out = NULL;
+      return 0;
+    }
+  if (!json_object_is_type (v, json_type_string))
+    return rc_error_set (err, 0, "field '%s' must be a string", key);
+  *out = strdup (json_object_get_string (v));
+  return *out ? 0 : rc_error_set (err, ENOMEM, "%s", key);
+}
+
+static int
+string_array_field (struct json_object *o, const char *key, char ***out, rc_err_t *err)
+{
+  struct json_object *v;
+  size_t i, n;
+  *out = calloc (1, sizeof (char *));
+  if (*out == NULL)
+    return rc_error_set (err, ENOMEM, "%s", key);
+  if (!json_object_object_get_ex (o, key, &v) || json_object_is_type (v, json_type_null))
+    return 0;
+  if (!json_object_is_type (v, json_type_array))
+    return rc_error_set (err, 0, "field '%s' must be an array of strings", key);
+  n = json_object_array_length (v);
+  for (i = 0; i < n; i++)
+    {
+      struct json_object *e = json_object_array_get_idx (v, i);
+      if (!json_object_is_type (e, json_type_string))
+        return rc_error_set (err, 0, "field '%s' must be an array of strings", key);
+      if (strv_push_owned (out, strdup (json_object_get_string (e))) < 0)
+        return rc_error_set (err, ENOMEM, "%s", key);
+    }
+  return 0;
+}
+
+static int
+size_field (struct json_object *o, const char *key, uint64_t def, uint64_t *out, rc_err_t *err)
+{
+  const char *s = obj_string (o, key);
+  struct json_object *v;
+  *out = def;
+  if (!json_object_object_get_ex (o, key, &v))
+    return 0;
+  if (s == NULL || rc_parse_size (s, out) < 0)
+    return rc_error_set (err, 0, "field '%s' must be a size string such as \"256m\"", key);
+  return 0;
+}
+
+static int
+limits_field (struct json_object *o, struct rc_limits *l, rc_err_t *err)
+{
+  static const struct
+  {
+    const char *key;
+    size_t off;
+    uint64_t scale;
+  } fields[] = {
+    { "wallTimeMs", offsetof (struct rc_limits, wall_ms), 1 },
+    { "idleMs", offsetof (struct rc_limits, idle_ms), 1 },
+    { "cpuMs", offsetof (struct rc_limits, cpu_ms), 1 },
+    { "memoryMb", offsetof (struct rc_limits, memory_bytes), 1ULL << 20 },
+    { "pids", offsetof (struct rc_limits, pids), 1 },
+    { "outputKb", offsetof (struct rc_limits, output_bytes), 1024 },
+  };
+  struct json_object *dl;
+  size_t i;
+
+  /* Defaults from the limits document when a manifest says nothing. */
+  l->wall_ms = 30000;
+  l->idle_ms = 10000;
+  l->cpu_ms = 15000;
+  l->memory_bytes = 128ULL << 20;
+  l->pids = 64;
+  l->output_bytes = 512 * 1024;
+  if (!json_object_object_get_ex (o, "defaultLimits", &dl))
+    return 0;
+  if (!json_object_is_type (dl, json_type_object))
+    return rc_error_set (err, 0, "field 'defaultLimits' must be an object");
+  for (i = 0; i < sizeof fields / sizeof fields[0]; i++)
+    {
+      struct json_object *v;
+      int64_t n;
+      if (!json_object_object_get_ex (dl, fields[i].key, &v))
+        continue;
+      if (!json_object_is_type (v, json_type_int) || (n = json_object_get_int64 (v)) <= 0)
+        return rc_error_set (err, 0, "defaultLimits.%s must be a positive integer", fields[i].key);
+      *(uint64_t *) ((char *) l + fields[i].off) = (uint64_t) n * fields[i].scale;
+    }
+  return 0;
+}
+
+/* A file name the manifest gives must be a plain name: it is joined with the
+ * input directory and written inside the sandbox. */
+static bool
+plain_relative_path (const char *s)
+{
+  if (s == NULL || *s == '\0' || *s == '/')
+    return false;
+  for (const char *p = s; *p; p++)
+    if (p[0] == '.' && p[1] == '.' && (p == s || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+      return false;
+  return true;
+}
+
+int
+rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, const char *dir,
+                        rc_err_t *err)
+{
+  struct json_tokener *tok;
+  struct json_object *root, *v;
+  int ret = -1;
+
+  memset (lang, 0, sizeof *lang);
+  tok = json_tokener_new_ex (32);
+  if (tok == NULL)
+    return rc_error_set (err, ENOMEM, "json tokener");
+  root = json_tokener_parse_ex (tok, json, (int) len);
+  if (root == NULL || json_tokener_get_error (tok) != json_tokener_success)
+    {
+      rc_error_set (err, 0, "invalid JSON: %s",
+                    json_tokener_error_desc (json_tokener_get_error (tok)));
+      goto out;
+    }
+  if (!json_object_is_type (root, json_type_object))
+    {
+      rc_error_set (err, 0, "manifest must be a JSON object");
+      goto out;
+    }
+  if (dup_string_field (root, "slug", true, &lang->slug, err) < 0
+      || dup_string_field (root, "inputDir", false, &lang->input_dir, err) < 0
+      || dup_string_field (root, "solutionFile", true, &lang->solution_file, err) < 0
+      || dup_string_field (root, "checkerFile", false, &lang->checker_file, err) < 0
+      || dup_string_field (root, "unavailableReason", false, &lang->unavailable_reason, err) < 0
+      || string_array_field (root, "aliases", &lang->aliases, err) < 0
+      || string_array_field (root, "overlayPaths", &lang->overlay_paths, err) < 0
+      || size_field (root, "tmpSize", 64ULL << 20, &lang->tmp_size, err) < 0
+      || size_field (root, "memoryMax", 512ULL << 20, &lang->memory_max, err) < 0
+      || limits_field (root, &lang->default_limits, err) < 0)
+    goto out;
+  if (lang->input_dir == NULL && (lang->input_dir = strdup ("check")) == NULL)
+    {
+      rc_error_set (err, ENOMEM, "inputDir");
+      goto out;
+    }
+  if (!plain_relative_path (lang->input_dir) || !plain_relative_path (lang->solution_file)
+      || (lang->checker_file && !plain_relative_path (lang->checker_file)))
+    {
+      rc_error_set (err, 0, "inputDir, solutionFile and checkerFile must be relative paths");
+      goto out;
+    }
+  lang->n_overlay_paths = strv_len (lang->overlay_paths);
+  for (size_t i = 0; i < lang->n_overlay_paths; i++)
+    if (lang->overlay_paths[i][0] != '/')
+      {
+        rc_error_set (err, 0, "overlayPaths must be absolute: '%s'", lang->overlay_paths[i]);
+        goto out;
+      }
+  if (json_object_object_get_ex (root, "checkerRequired", &v))
+    {
+      if (!json_object_is_type (v, json_type_boolean))
+        {
+          rc_error_set (err, 0, "field 'checkerRequired' must be a boolean");
+          goto out;
+        }
+      lang->checker_required = json_object_get_boolean (v);
+    }
+  if (lang->checker_required && lang->checker_file == NULL)
+    {
+      rc_error_set (err, 0, "checkerRequired needs checkerFile");
+      goto out;
+    }
+  lang->env = calloc (1, sizeof (char *));
+  if (lang->env == NULL)
+    goto out;
+  if (json_object_object_get_ex (root, "env", &v))
+    {
+      if (!json_object_is_type (v, json_type_object))
+        {
+          rc_error_set (err, 0, "field 'env' must be an object of strings");
+          goto out;
+        }
+      json_object_object_foreach (v, key, val)
+      {
+        char *kv = NULL;
+        if (!json_object_is_type (val, json_type_string))
+          {
+            rc_error_set (err, 0, "env.%s must be a string", key);
+            goto out;
+          }
+        if (asprintf (&kv, "%s=%s", key, json_object_get_string (val)) < 0
+            || strv_push_owned (&lang->env, kv) < 0)
+          goto out;
+      }
+    }
+  if (json_object_object_get_ex (root, "execute", &v) && json_object_is_type (v, json_type_object))
+    {
+      if (dup_string_field (v, "compile", false, &lang->execute_compile, err) < 0
+          || dup_string_field (v, "run", false, &lang->execute_run, err) < 0)
+        goto out;
+    }
+  if (dir != NULL && (lang->dir = strdup (dir)) == NULL)
+    goto out;
+  lang->available = lang->unavailable_reason == NULL;
+  ret = 0;
+
+out:
+  if (ret < 0)
+    {
+      if (err && *err == NULL)
+        rc_error_set (err, ENOMEM, "manifest");
+      /* "requires" and "version" are read by the loader, not here. */
+      rc_lang_free (lang);
+    }
+  json_object_put (root);
+  json_tokener_free (tok);
+  return ret;
+}
+
+static bool
+program_on_path (const char *prog)
+{
+  const char *path = getenv ("PATH");
+  char buf[4096];
+  if (strchr (prog, '/'))
+    return access (prog, X_OK) == 0;
+  if (path == NULL)
+    path = "/usr/local/bin:/usr/bin:/bin";
+  while (*path)
+    {
+      size_t n = strcspn (path, ":");
+      if (n > 0 && n + strlen (prog) + 2 < sizeof buf)
+        {
+          memcpy (buf, path, n);
+          buf[n] = '/';
+          strcpy (buf + n + 1, prog);
+          if (access (buf, X_OK) == 0)
+            return true;
+        }
+      path += n;
+      if (*path == ':')
+        path++;
+    }
+  return false;
+}
+
+/* Runs argv in dir with stdin /dev/null and returns its stdout (bounded to
+ * 64 KiB) when it exits 0 within timeout_ms. */
+static int
+capture_command (const char *dir, char *const argv[], unsigned timeout_ms, char **out,
+                 rc_err_t *err)
+{
+  int pipefd[2];
+  pid_t pid;
+  struct rc_buf b = { 0 };
+  struct timespec start, now;
+  int status = 0;
+
+  if (pipe2 (pipefd, O_CLOEXEC) < 0)
+    return rc_error_sys (err, "pipe2");
+  pid = fork ();
+  if (pid < 0)
+    {
+      close (pipefd[0]);
+      close (pipefd[1]);
+      return rc_error_sys (err, "fork");
+    }
+  if (pid == 0)
+    {
+      int devnull = open ("/dev/null", O_RDWR);
+      if (devnull < 0 || dup2 (devnull, 0) < 0 || dup2 (pipefd[1], 1) < 0 || dup2 (devnull, 2) < 0)
+        _exit (127);
+      if (chdir (dir) < 0)
+        _exit (127);
+      /* An outer make's flags (jobserver fds, -w) must not leak into the
+       * resolution, or the printed lines would change. */
+      unsetenv ("MAKEFLAGS");
+      unsetenv ("MFLAGS");
+      unsetenv ("MAKELEVEL");
+      unsetenv ("MAKEOVERRIDES");
+      setpgid (0, 0);
+      execvp (argv[0], argv);
+      _exit (127);
+    }
+  close (pipefd[1]);
+  clock_gettime (CLOCK_MONOTONIC, &start);
+  for (;;)
+    {
+      struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+      long elapsed;
+      char chunk[4096];
+      ssize_t n;
+      clock_gettime (CLOCK_MONOTONIC, &now);
+      elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+      if (elapsed >= (long) timeout_ms)
+        {
+          kill (-pid, SIGKILL);
+          break;
+        }
+      if (poll (&pfd, 1, (int) ((long) timeout_ms - elapsed)) <= 0)
+        continue;
+      n = read (pipefd[0], chunk, sizeof chunk);
+      if (n <= 0)
+        break;
+      if (b.len < 65536)
+        rc_buf_append (&b, chunk, (size_t) n);
+    }
+  close (pipefd[0]);
+  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    {
+      rc_buf_free (&b);
+      return rc_error_set (err, 0, "'%s' failed in %s (status %d)", argv[0], dir, status);
+    }
+  *out = b.data ? b.data : strdup ("");
+  return 0;
+}
+
+/* Joins the lines `make -n -s test` printed into one sh script: each line
+ * runs in order as make would, but in one shell. */
+static int
+resolve_command (struct rc_lang *lang, rc_err_t *err)
+{
+  char *const argv[] = { (char *) "make", (char *) "-n", (char *) "-s", (char *) "--no-print-directory",
+                         (char *) "test", NULL };
+  char *out = NULL;
+  size_t len;
+  if (capture_command (lang->dir, argv, 20000, &out, err) < 0)
+    return rc_error_wrap (err, "resolving `make -n test` for %s", lang->slug);
+  len = strlen (out);
+  while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
+    out[--len] = '\0';
+  if (len == 0)
+    {
+      free (out);
+      return rc_error_set (err, 0, "%s: `make -n test` printed no command", lang->slug);
+    }
+  lang->command = out;
+  return 0;
+}
+
+static int
+read_file (const char *path, char **out, size_t *len, rc_err_t *err)
+{
+  FILE *f = fopen (path, "re");
+  struct rc_buf b = { 0 };
+  char chunk[4096];
+  size_t n;
+  if (f == NULL)
+    return rc_error_sys (err, "open %s", path);
+  while ((n = fread (chunk, 1, sizeof chunk, f)) > 0)
+    if (b.len < (1 << 20))
+      rc_buf_append (&b, chunk, n);
+  fclose (f);
+  *out = b.data ? b.data : strdup ("");
+  *len = b.len;
+  return 0;
+}
+
+/* The manifest's "requires" (programs on PATH) decides availability. */
+static void
+check_requires (struct rc_lang *lang, const char *json, size_t len)
+{
+  struct json_object *root = json_tokener_parse (json), *req;
+  (void) len;
+  if (root == NULL)
+    return;
+  if (lang->available && json_object_object_get_ex (root, "requires", &req)
+      && json_object_is_type (req, json_type_array))
+    {
+      for (size_t i = 0; i < json_object_array_length (req); i++)
+        {
+          const char *prog = json_object_get_string (json_object_array_get_idx (req, i));
+          if (prog && !program_on_path (prog))
+            {
+              lang->available = false;
+              if (asprintf (&lang->unavailable_reason, "%s is not installed", prog) < 0)
+                lang->unavailable_reason = NULL;
+              break;
+            }
+        }
+    }
+  json_object_put (root);
+}
+
+static void
+upper_slug (const char *slug, char *out, size_t size)
+{
+  size_t i;
+  for (i = 0; slug[i] && i + 1 < size; i++)
+    out[i] = (char) toupper ((unsigned char) slug[i]);
+  out[i] = '\0';
+}
+
+static int
+apply_overrides (struct rc_lang *lang, const struct rc_config *cfg, rc_getenv_fn get, void *ud,
+                 rc_err_t *err)
+{
+  char upper[64], name[128];
+  const char *v;
+
+  upper_slug (lang->slug, upper, sizeof upper);
+  if (cfg->sandbox_tmp_size)
+    lang->tmp_size = cfg->sandbox_tmp_size;
+  if (cfg->sandbox_mem_max)
+    lang->memory_max = cfg->sandbox_mem_max;
+  snprintf (name, sizeof name, "RUN_TMP_SIZE_%s", upper);
+  if ((v = get (name, ud)) != NULL && rc_parse_size (v, &lang->tmp_size) < 0)
+    return rc_error_set (err, 0, "%s: expected a size such as 256m, got '%s'", name, v);
+  snprintf (name, sizeof name, "RUN_MEM_MAX_%s", upper);
+  if ((v = get (name, ud)) != NULL && rc_parse_size (v, &lang->memory_max) < 0)
+    return rc_error_set (err, 0, "%s: expected a size such as 512m, got '%s'", name, v);
+  snprintf (name, sizeof name, "RUN_OVERLAY_PATHS_%s", upper);
+  if ((v = get (name, ud)) != NULL)
+    {
+      char **paths = calloc (1, sizeof (char *));
+      const char *p = v;
+      if (paths == NULL)
+        return rc_error_set (err, ENOMEM, "%s", name);
+      while (*p)
+        {
+          size_t n = strcspn (p, ",");
+          if (n > 0)
+            {
+              if (p[0] != '/')
+                {
+                  rc_strv_free (paths);
+                  return rc_error_set (err, 0, "%s: paths must be absolute, got '%.*s'", name,
+                                       (int) n, p);
+                }
+              if (strv_push_owned (&paths, strndup (p, n)) < 0)
+                {
+                  rc_strv_free (paths);
+                  return rc_error_set (err, ENOMEM, "%s", name);
+                }
+            }
+          p += n;
+          if (*p == ',')
+            p++;
+        }
+      rc_strv_free (lang->overlay_paths);
+      lang->overlay_paths = paths;
+      lang->n_overlay_paths = strv_len (paths);
+    }
+  return 0;
+}
+
+static bool
+wanted (const struct rc_config *cfg, const char *slug)
+{
+  const char *p = cfg->languages;
+  size_t len = strlen (slug);
+  if (p == NULL)
+    return true;
+  while (*p)
+    {
+      size_t n = strcspn (p, ",");
+      if (n == len && strncmp (p, slug, len) == 0)
+        return true;
+      p += n;
+      if (*p == ',')
+        p++;
+    }
+  return false;
+}
+
+static int
+compare_langs (const void *a, const void *b)
+{
+  return strcmp (((const struct rc_lang *) a)->slug, ((const struct rc_lang *) b)->slug);
+}
+
+int
+rc_lang_table_load (struct rc_lang_table *t, const struct rc_config *cfg, rc_getenv_fn get,
+                    void *ud, rc_err_t *err)
+{
+  DIR *d;
+  struct dirent *de;
+  char *real = NULL;
+
+  memset (t, 0, sizeof *t);
+  real = realpath (cfg->langs_dir, NULL);
+  if (real == NULL)
+    return rc_error_sys (err, "RUN_LANGS_DIR: %s", cfg->langs_dir);
+  d = opendir (real);
+  if (d == NULL)
+    {
+      rc_error_sys (err, "RUN_LANGS_DIR: opendir %s", real);
+      free (real);
+      return -1;
+    }
+  while ((de = readdir (d)) != NULL)
+    {
+      char dir[4096], mpath[4200];
+      char *json = NULL;
+      size_t len = 0;
+      struct rc_lang lang, *grown;
+      struct stat st;
+
+      if (de->d_name[0] == '.')
+        continue;
+      snprintf (dir, sizeof dir, "%s/%s", real, de->d_name);
+      snprintf (mpath, sizeof mpath, "%s/manifest.json", dir);
+      if (stat (mpath, &st) < 0 || !S_ISREG (st.st_mode))
+        continue;
+      if (read_file (mpath, &json, &len, err) < 0)
+        goto fail;
+      if (rc_lang_parse_manifest (&lang, json, len, dir, err) < 0)
+        {
+          free (json);
+          rc_error_wrap (err, "%s", mpath);
+          goto fail;
+        }
+      if (strcmp (lang.slug, de->d_name) != 0)
+        {
+          rc_error_set (err, 0, "%s: slug '%s' does not match its directory", mpath, lang.slug);
+          rc_lang_free (&lang);
+          free (json);
+          goto fail;
+        }
+      if (!wanted (cfg, lang.slug))
+        {
+          rc_lang_free (&lang);
+          free (json);
+          continue;
+        }
+      check_requires (&lang, json, len);
+      free (json);
+      if (apply_overrides (&lang, cfg, get, ud, err) < 0 || resolve_command (&lang, err) < 0)
+        {
+          rc_lang_free (&lang);
+          goto fail;
+        }
+      grown = realloc (t->langs, (t->n + 1) * sizeof *t->langs);
+      if (grown == NULL)
+        {
+          rc_lang_free (&lang);
+          rc_error_set (err, ENOMEM, "language table");
+          goto fail;
+        }
+      t->langs = grown;
+      t->langs[t->n++] = lang;
+    }
+  closedir (d);
+  free (real);
+  qsort (t->langs, t->n, sizeof *t->langs, compare_langs);
+  return 0;
+
+fail:
+  closedir (d);
+  free (real);
+  rc_lang_table_free (t);
+  return -1;
+}
+
+const struct rc_lang *
+rc_lang_find (const struct rc_lang_table *t, const char *name)
+{
+  size_t i;
+  for (i = 0; i < t->n; i++)
+    {
+      if (strcmp (t->langs[i].slug, name) == 0)
+        return &t->langs[i];
+      for (char **a = t->langs[i].aliases; a && *a; a++)
+        if (strcmp (*a, name) == 0)
+          return &t->langs[i];
+    }
+  return NULL;
+}
+
+void
+rc_lang_free (struct rc_lang *lang)
+{
+  free (lang->slug);
+  rc_strv_free (lang->aliases);
+  free (lang->dir);
+  free (lang->input_dir);
+  free (lang->solution_file);
+  free (lang->checker_file);
+  free (lang->command);
+  rc_strv_free (lang->overlay_paths);
+  rc_strv_free (lang->env);
+  free (lang->version);
+  free (lang->execute_compile);
+  free (lang->execute_run);
+  free (lang->unavailable_reason);
+  memset (lang, 0, sizeof *lang);
+}
+
+void
+rc_lang_table_free (struct rc_lang_table *t)
+{
+  for (size_t i = 0; i < t->n; i++)
+    rc_lang_free (&t->langs[i]);
+  free (t->langs);
+  t->langs = NULL;
+  t->n = 0;
+}
+
+static bool
+env_key_is (const char *kv, const char *key)
+{
+  size_t n = strlen (key);
+  return strncmp (kv, key, n) == 0 && kv[n] == '=';
+}
+
+char **
+rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang)
+{
+  static const char *const base[] = { "PATH", "LANG", "LC_ALL", "TZ" };
+  char **env = calloc (1, sizeof (char *));
+  size_t i;
+  if (env == NULL)
+    return NULL;
+  for (i = 0; i < sizeof base / sizeof base[0]; i++)
+    {
+      const char *v = getenv (base[i]);
+      char *kv = NULL;
+      if (v == NULL && strcmp (base[i], "PATH") == 0)
+        v = "/usr/local/bin:/usr/bin:/bin";
+      if (v != NULL && (asprintf (&kv, "%s=%s", base[i], v) < 0 || strv_push_owned (&env, kv) < 0))
+        goto fail;
+    }
+  for (char **k = cfg->env_allow; k && *k; k++)
+    {
+      const char *v = getenv (*k);
+      char *kv = NULL;
+      bool dup = strcmp (*k, "HOME") == 0;
+      for (i = 0; env[i] && !dup; i++)
+        dup = env_key_is (env[i], *k);
+      if (v == NULL || dup)
+        continue;
+      if (asprintf (&kv, "%s=%s", *k, v) < 0 || strv_push_owned (&env, kv) < 0)
+        goto fail;
+    }
+  for (char **kv = lang ? lang->env : NULL; kv && *kv; kv++)
+    {
+      /* A language's own variables (GOCACHE, ...) override the service's. */
+      size_t klen = strcspn (*kv, "=");
+      for (i = 0; env[i]; i++)
+        if (strncmp (env[i], *kv, klen) == 0 && env[i][klen] == '=')
+          {
+            char *copy = strdup (*kv);
+            if (copy == NULL)
+              goto fail;
+            free (env[i]);
+            env[i] = copy;
+            break;
+          }
+      if (env[i] == NULL && strv_push_owned (&env, strdup (*kv)) < 0)
+        goto fail;
+    }
+  if (strv_push_owned (&env, strdup ("HOME=/sandbox")) < 0)
+    goto fail;
+  return env;
+
+fail:
+  rc_strv_free (env);
+  return NULL;
+}

@@ -1,0 +1,34 @@
+/* app.h - what a worker's handlers share: configuration, languages, the
+ * sandbox handle.  One per worker process; nothing here is shared between
+ * workers except through the slot table (slots.h). */
+#ifndef RUNCELL_FCGI_APP_H
+#define RUNCELL_FCGI_APP_H
+
+#include "core/config.h"
+#include "core/lang.h"
+#include "fcgi/http.h"
+#include "sandbox/sandbox.h"
+
+#include <signal.h>
+
+struct rc_app
+{
+  const struct rc_config *cfg;
+  const struct rc_lang_table *langs;
+  struct rc_sandbox *sandbox; /* NULL in unit tests of parsing */
+  volatile sig_atomic_t shutdown_requested;
+};
+
+void rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res);
+
+/* Handlers, one file per API family. */
+void rc_api_run (struct rc_app *app, const struct rc_http_request *req,
+                 struct rc_http_response *res);
+
+/* Runs a prepared job on a claimed slot: claims, runs, cleans, releases.
+ * Answers 429 when no slot is free and 500 on a sandbox failure; returns 0
+ * when the job ran and res_job holds its result. */
+int rc_app_run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res_job,
+                    struct rc_http_response *res);
+
+#endif

@@ -1,0 +1,77 @@
+/* http.c - response helpers shared by every handler. */
+#include "config.h"
+
+#include "fcgi/http.h"
+#include "core/json_out.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <strings.h>
+
+const char *
+rc_http_reason (int status)
+{
+  switch (status)
+    {
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 204:
+      return "No Content";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 409:
+      return "Conflict";
+    case 413:
+      return "Payload Too Large";
+    case 415:
+      return "Unsupported Media Type";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Unknown";
+    }
+}
+
+void
+rc_http_error (struct rc_http_response *res, int status, const char *msg)
+{
+  res->status = status;
+  res->content_type = "application/json";
+  rc_buf_reset (&res->body);
+  rc_buf_append_str (&res->body, "{\"error\":");
+  rc_json_cstring (&res->body, msg);
+  rc_buf_append_str (&res->body, "}");
+}
+
+void
+rc_http_errorf (struct rc_http_response *res, int status, const char *fmt, ...)
+{
+  char msg[512];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  rc_http_error (res, status, msg);
+}
+
+bool
+rc_http_encoding_is_identity (const char *encoding)
+{
+  if (encoding == NULL)
+    return true;
+  while (*encoding == ' ' || *encoding == '\t')
+    encoding++;
+  return *encoding == '\0' || strcasecmp (encoding, "identity") == 0;
+}

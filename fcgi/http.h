@@ -1,0 +1,51 @@
+/* http.h - the request and response as the handlers see them.
+ *
+ * Handlers never touch libfcgi: the worker fills an rc_http_request from the
+ * FastCGI params and body, calls the router, and writes the rc_http_response
+ * back.  Unit tests build requests from literals.
+ */
+#ifndef RUNCELL_FCGI_HTTP_H
+#define RUNCELL_FCGI_HTTP_H
+
+#include "core/job.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct rc_http_request
+{
+  const char *method;           /* "GET", "POST", ... */
+  const char *path;             /* "/run", without the query string */
+  const char *query;            /* after '?', or "" */
+  const char *content_type;     /* may be NULL */
+  const char *content_encoding; /* HTTP_CONTENT_ENCODING, may be NULL */
+  const char *remote_addr;
+  const char *request_id;       /* nginx $request_id when passed, else generated */
+  const char *body;
+  size_t body_len;
+  bool body_too_large;          /* CONTENT_LENGTH or the bytes read exceeded RUN_INPUT_MAX */
+};
+
+struct rc_http_response
+{
+  int status;
+  const char *content_type; /* default application/json */
+  const char *allow;        /* Allow header for 405 */
+  struct rc_buf body;
+  /* For the request log line. */
+  const char *log_lang;
+  const char *log_outcome;
+  int log_exit_code;
+  bool log_has_exit;
+  uint64_t log_wall_ms, log_cpu_ms, log_mem_kb;
+};
+
+const char *rc_http_reason (int status);
+/* Sets status and a {"error": msg} body. */
+void rc_http_error (struct rc_http_response *res, int status, const char *msg);
+void rc_http_errorf (struct rc_http_response *res, int status, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+/* True for a missing, empty or "identity" Content-Encoding. */
+bool rc_http_encoding_is_identity (const char *encoding);
+
+#endif

@@ -1,0 +1,207 @@
+/* master.c - the pre-fork master, in the manner of nginx's.
+ *
+ * Signal handlers only set sig_atomic_t flags; the master keeps the signals
+ * blocked and waits for them in sigsuspend, so a flag is never missed
+ * between a check and the wait.  Dead workers are reaped with
+ * waitpid(-1, WNOHANG) in a loop and respawned, at most RESPAWN_BURST times
+ * per RESPAWN_WINDOW_S (a worker that dies at start must not turn the master
+ * into a fork loop).  A slot held by a dead worker is cleaned (cgroup kill)
+ * before it is released.  On SIGTERM the master stops respawning, passes
+ * SIGTERM on, lets jobs in flight finish, and escalates to SIGKILL only after
+ * the longest job could have ended.
+ */
+#include "config.h"
+
+#include "fcgi/master.h"
+#include "core/log.h"
+#include "fcgi/slots.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RESPAWN_BURST 10
+#define RESPAWN_WINDOW_S 10
+
+static volatile sig_atomic_t got_term, got_chld, got_alarm;
+
+static void
+on_signal (int sig)
+{
+  if (sig == SIGTERM || sig == SIGINT)
+    got_term = 1;
+  else if (sig == SIGCHLD)
+    got_chld = 1;
+  else if (sig == SIGALRM)
+    got_alarm = 1;
+}
+
+static time_t
+monotonic_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec;
+}
+
+static pid_t
+spawn_worker (const struct rc_worker_ctx *proto, unsigned index)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      struct rc_worker_ctx ctx = *proto;
+      ctx.index = index;
+      rc_worker_main (&ctx);
+    }
+  if (pid < 0)
+    rc_log (RC_LOG_ERROR, "fork_failed", "worker %u: fork: %s", index, strerror (errno));
+  return pid;
+}
+
+/* Cleans every slot owned by `owner` (a dead worker, or -1 for the
+ * quarantined ones) and frees it when the sandbox confirms it empty. */
+static void
+reclaim_slots (struct rc_sandbox *sb, pid_t owner)
+{
+  for (unsigned i = 0; i < rc_slots_count (); i++)
+    {
+      rc_err_t err = NULL;
+      if (rc_slot_owner ((int) i) != owner)
+        continue;
+      if (!rc_slot_take_from ((int) i, owner, getpid ()))
+        continue;
+      if (rc_sandbox_slot_clean (sb, (int) i, &err) < 0)
+        {
+          rc_log (RC_LOG_ERROR, "slot_quarantined", "slot %u: %s", i, rc_error_text (err));
+          rc_error_free (&err);
+          rc_slot_quarantine ((int) i);
+          continue;
+        }
+      if (owner > 0)
+        rc_log (RC_LOG_WARN, "slot_reclaimed", "slot %u of dead worker %ld cleaned", i,
+                (long) owner);
+      rc_slot_release ((int) i);
+    }
+}
+
+int
+rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
+{
+  struct sigaction sa;
+  sigset_t block, empty;
+  pid_t *pids = calloc (n_workers, sizeof *pids);
+  time_t window_start = monotonic_s (), drain_deadline = 0;
+  unsigned respawns = 0, alive = 0, i;
+  struct rc_sandbox *sb = NULL;
+  rc_err_t err = NULL;
+  struct itimerval tick = { { 0, 200000 }, { 0, 200000 } };
+
+  if (pids == NULL)
+    return -1;
+  if (rc_sandbox_open (&sb, proto->cfg, proto->mode, &err) < 0)
+    {
+      rc_log (RC_LOG_ERROR, "start_failed", "%s", rc_error_text (err));
+      rc_error_free (&err);
+      free (pids);
+      return -1;
+    }
+  sigemptyset (&block);
+  sigaddset (&block, SIGTERM);
+  sigaddset (&block, SIGINT);
+  sigaddset (&block, SIGCHLD);
+  sigaddset (&block, SIGALRM);
+  sigprocmask (SIG_BLOCK, &block, NULL);
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGCHLD, &sa, NULL);
+  sigaction (SIGALRM, &sa, NULL);
+  sa.sa_handler = SIG_IGN;
+  sigaction (SIGPIPE, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
+
+  for (i = 0; i < n_workers; i++)
+    if ((pids[i] = spawn_worker (proto, i)) > 0)
+      alive++;
+  rc_log (RC_LOG_INFO, "started", "%u workers for %u slots", n_workers, rc_slots_count ());
+  setitimer (ITIMER_REAL, &tick, NULL);
+  sigemptyset (&empty);
+
+  while (alive > 0)
+    {
+      if (!got_term && !got_chld && !got_alarm)
+        sigsuspend (&empty);
+      if (got_term && drain_deadline == 0)
+        {
+          /* Let the longest permitted job finish, plus a margin. */
+          drain_deadline = monotonic_s () + (time_t) (proto->cfg->timeout_max_ms / 1000) + 15;
+          rc_log (RC_LOG_INFO, "draining", "stopping %u workers", alive);
+        }
+      if (got_chld)
+        {
+          pid_t pid;
+          int status;
+          got_chld = 0;
+          while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
+            {
+              for (i = 0; i < n_workers && pids[i] != pid; i++)
+                ;
+              if (i == n_workers)
+                continue;
+              pids[i] = 0;
+              alive--;
+              reclaim_slots (sb, pid);
+              if (drain_deadline)
+                continue;
+              rc_log (RC_LOG_WARN, "worker_exited", "worker %u (pid %ld) exited with status %d",
+                      i, (long) pid, status);
+              if (monotonic_s () - window_start >= RESPAWN_WINDOW_S)
+                {
+                  window_start = monotonic_s ();
+                  respawns = 0;
+                }
+              if (respawns >= RESPAWN_BURST)
+                continue; /* retried on a later tick */
+              respawns++;
+              if ((pids[i] = spawn_worker (proto, i)) > 0)
+                alive++;
+            }
+        }
+      if (got_alarm)
+        {
+          got_alarm = 0;
+          reclaim_slots (sb, RC_SLOT_QUARANTINED);
+          if (!drain_deadline)
+            for (i = 0; i < n_workers; i++)
+              if (pids[i] == 0 && respawns < RESPAWN_BURST)
+                {
+                  respawns++;
+                  if ((pids[i] = spawn_worker (proto, i)) > 0)
+                    alive++;
+                }
+        }
+      if (drain_deadline)
+        {
+          /* Repeat SIGTERM: a worker between two requests may have missed
+           * the first one outside accept(). */
+          int sig = monotonic_s () >= drain_deadline ? SIGKILL : SIGTERM;
+          for (i = 0; i < n_workers; i++)
+            if (pids[i] > 0)
+              kill (pids[i], sig);
+        }
+    }
+  tick.it_value.tv_usec = tick.it_interval.tv_usec = 0;
+  setitimer (ITIMER_REAL, &tick, NULL);
+  reclaim_slots (sb, RC_SLOT_QUARANTINED);
+  rc_sandbox_close (sb);
+  free (pids);
+  rc_log (RC_LOG_INFO, "stopped", "all workers exited");
+  return 0;
+}

@@ -1,0 +1,106 @@
+/* router.c - maps method and path to a handler.
+ *
+ * Unknown paths are 404 and known paths with another method 405 (with an
+ * Allow header), both as JSON, so clients always get a parseable body.
+ */
+#include "config.h"
+
+#include "fcgi/app.h"
+
+#include <string.h>
+
+typedef void (*rc_handler) (struct rc_app *app, const struct rc_http_request *req,
+                            struct rc_http_response *res);
+
+struct route
+{
+  const char *path;
+  const char *method;
+  rc_handler handler;
+  bool reads_body;
+};
+
+static void
+handle_health (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
+{
+  (void) app;
+  (void) req;
+  res->status = 200;
+  res->content_type = "text/plain";
+  rc_buf_reset (&res->body);
+  rc_buf_append_str (&res->body, "ok\n");
+  res->log_outcome = "ok";
+}
+
+static void
+handle_shutdown (struct rc_app *app, const struct rc_http_request *req,
+                 struct rc_http_response *res)
+{
+  (void) req;
+  if (!app->cfg->allow_shutdown)
+    {
+      rc_http_error (res, 404, "not found");
+      return;
+    }
+  app->shutdown_requested = 1;
+  res->status = 200;
+  rc_buf_reset (&res->body);
+  rc_buf_append_str (&res->body, "{\"status\":\"shutting down\"}");
+  res->log_outcome = "ok";
+}
+
+static const struct route routes[] = {
+  { "/run", "POST", rc_api_run, true },
+  { "/health", "GET", handle_health, false },
+  { "/health", "HEAD", handle_health, false },
+  { "/shutdown", "POST", handle_shutdown, false },
+};
+
+void
+rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
+{
+  bool path_known = false;
+  const char *allow = NULL;
+  size_t i;
+
+  res->status = 200;
+  res->content_type = "application/json";
+  for (i = 0; i < sizeof routes / sizeof routes[0]; i++)
+    {
+      if (strcmp (routes[i].path, req->path) != 0)
+        continue;
+      path_known = true;
+      if (allow == NULL)
+        allow = routes[i].method;
+      if (strcmp (routes[i].method, req->method) != 0)
+        continue;
+      if (routes[i].reads_body)
+        {
+          if (!rc_http_encoding_is_identity (req->content_encoding))
+            {
+              rc_http_error (res, 415, "unsupported content-encoding");
+              return;
+            }
+          if (req->body_too_large)
+            {
+              rc_http_error (res, 413, "payload too large");
+              return;
+            }
+        }
+      routes[i].handler (app, req, res);
+      return;
+    }
+  if (path_known && strcmp (req->path, "/shutdown") == 0 && !app->cfg->allow_shutdown)
+    {
+      /* Without ALLOW_SHUTDOWN the endpoint does not exist at all. */
+      rc_http_error (res, 404, "not found");
+      return;
+    }
+  if (path_known)
+    {
+      res->allow = allow;
+      rc_http_error (res, 405, "method not allowed");
+      return;
+    }
+  rc_http_error (res, 404, "not found");
+}

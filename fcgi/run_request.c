@@ -1,0 +1,219 @@
+/* run_request.c - POST /run body parsing; see run_request.h. */
+#include "config.h"
+
+#include "fcgi/run_request.h"
+#include "core/config.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct json_object *
+rc_json_parse_strict (const char *body, size_t len, const char **msg)
+{
+  struct json_tokener *tok;
+  struct json_object *root;
+  enum json_tokener_error jerr;
+  size_t end;
+
+  if (len == 0)
+    {
+      *msg = "invalid JSON: empty body";
+      return NULL;
+    }
+  if (len > (size_t) INT32_MAX)
+    {
+      *msg = "invalid JSON: body too large";
+      return NULL;
+    }
+  /* A NUL byte is never valid JSON text (inside strings it must be
+   * escaped); json-c would stop at it and accept a prefix. */
+  if (memchr (body, '\0', len) != NULL)
+    {
+      *msg = "invalid JSON: NUL byte in body";
+      return NULL;
+    }
+  tok = json_tokener_new_ex (RC_JSON_MAX_DEPTH);
+  if (tok == NULL)
+    {
+      *msg = "out of memory";
+      return NULL;
+    }
+  json_tokener_set_flags (tok, JSON_TOKENER_VALIDATE_UTF8);
+  root = json_tokener_parse_ex (tok, body, (int) len);
+  jerr = json_tokener_get_error (tok);
+  if (root == NULL || jerr != json_tokener_success)
+    {
+      if (jerr == json_tokener_continue)
+        *msg = "invalid JSON: truncated body";
+      else if (jerr == json_tokener_error_depth)
+        *msg = "invalid JSON: nested too deeply";
+      else if (jerr == json_tokener_error_parse_utf8_string)
+        *msg = "invalid JSON: invalid UTF-8";
+      else
+        *msg = "invalid JSON";
+      json_object_put (root);
+      json_tokener_free (tok);
+      return NULL;
+    }
+  end = json_tokener_get_parse_end (tok);
+  json_tokener_free (tok);
+  for (; end < len; end++)
+    if (body[end] != ' ' && body[end] != '\t' && body[end] != '\n' && body[end] != '\r')
+      {
+        json_object_put (root);
+        *msg = "invalid JSON: trailing data after the document";
+        return NULL;
+      }
+  return root;
+}
+
+/* Copies a JSON string member (may contain NUL via \u0000). */
+static int
+take_string (struct json_object *o, char **out, size_t *len)
+{
+  int n = json_object_get_string_len (o);
+  const char *s = json_object_get_string (o);
+  *out = malloc ((size_t) n + 1);
+  if (*out == NULL)
+    return -1;
+  memcpy (*out, s, (size_t) n);
+  (*out)[n] = '\0';
+  if (len)
+    *len = (size_t) n;
+  return 0;
+}
+
+int
+rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout_ms,
+                      uint64_t max_timeout_ms, struct rc_run_request *out, int *status,
+                      const char **msg)
+{
+  struct json_object *root, *v;
+  int ret = -1;
+
+  memset (out, 0, sizeof *out);
+  *status = 400;
+  root = rc_json_parse_strict (body, len, msg);
+  if (root == NULL)
+    return -1;
+  if (!json_object_is_type (root, json_type_object))
+    {
+      *msg = "request body must be a JSON object";
+      goto out;
+    }
+  if (!json_object_object_get_ex (root, "solution_text", &v)
+      || json_object_is_type (v, json_type_null))
+    {
+      *msg = "solution_text is required";
+      goto out;
+    }
+  if (!json_object_is_type (v, json_type_string))
+    {
+      *msg = "solution_text must be a string";
+      goto out;
+    }
+  if (take_string (v, &out->solution_text, &out->solution_len) < 0)
+    goto oom;
+  if (!json_object_object_get_ex (root, "lang_slug", &v)
+      || json_object_is_type (v, json_type_null))
+    {
+      *msg = "lang_slug is required";
+      goto out;
+    }
+  if (!json_object_is_type (v, json_type_string))
+    {
+      *msg = "lang_slug must be a string";
+      goto out;
+    }
+  if (take_string (v, &out->lang_slug, NULL) < 0)
+    goto oom;
+  if (json_object_object_get_ex (root, "checker_text", &v)
+      && !json_object_is_type (v, json_type_null))
+    {
+      if (!json_object_is_type (v, json_type_string))
+        {
+          *msg = "checker_text must be a string or null";
+          goto out;
+        }
+      if (take_string (v, &out->checker_text, &out->checker_len) < 0)
+        goto oom;
+    }
+  if (json_object_object_get_ex (root, "asserts", &v) && !json_object_is_type (v, json_type_null))
+    {
+      if (!json_object_is_type (v, json_type_string))
+        {
+          *msg = "asserts must be a string holding JSON";
+          goto out;
+        }
+      if (take_string (v, &out->asserts, &out->asserts_len) < 0)
+        goto oom;
+    }
+  out->timeout_ms = default_timeout_ms;
+  if (json_object_object_get_ex (root, "timeout", &v) && !json_object_is_type (v, json_type_null))
+    {
+      if (!json_object_is_type (v, json_type_string)
+          || rc_parse_duration_ms (json_object_get_string (v), &out->timeout_ms) < 0)
+        {
+          *msg = "invalid timeout: expected a string such as \"500ms\", \"2s\" or \"1m\"";
+          goto out;
+        }
+      if (out->timeout_ms > max_timeout_ms)
+        {
+          *msg = "invalid timeout: above the maximum this server allows (RUN_TIMEOUT_MAX)";
+          goto out;
+        }
+    }
+  ret = 0;
+  goto out;
+
+oom:
+  *status = 500;
+  *msg = "out of memory";
+out:
+  json_object_put (root);
+  if (ret < 0)
+    rc_run_request_free (out);
+  return ret;
+}
+
+int
+rc_run_request_check_lang (const struct rc_run_request *req, const struct rc_lang_table *langs,
+                           const struct rc_lang **lang, int *status, const char **msg)
+{
+  const struct rc_lang *l = NULL;
+  /* /run takes slugs only (aliases are a /v1/execute convenience). */
+  for (size_t i = 0; i < langs->n; i++)
+    if (strcmp (langs->langs[i].slug, req->lang_slug) == 0)
+      l = &langs->langs[i];
+  if (l == NULL)
+    {
+      *status = 400;
+      *msg = "unsupported lang_slug";
+      return -1;
+    }
+  if (!l->available)
+    {
+      *status = 501;
+      *msg = "lang_slug is not installed on this host";
+      return -1;
+    }
+  if (l->checker_required && req->checker_text == NULL)
+    {
+      *status = 400;
+      *msg = "checker_text is required";
+      return -1;
+    }
+  *lang = l;
+  return 0;
+}
+
+void
+rc_run_request_free (struct rc_run_request *req)
+{
+  free (req->solution_text);
+  free (req->lang_slug);
+  free (req->checker_text);
+  free (req->asserts);
+  memset (req, 0, sizeof *req);
+}

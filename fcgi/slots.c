@@ -1,0 +1,104 @@
+/* slots.c - slot table in shared memory; see slots.h. */
+#include "config.h"
+
+#include "fcgi/slots.h"
+
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct slot_entry
+{
+  _Atomic int owner;
+  _Atomic uint64_t jobs;
+};
+
+struct slot_table
+{
+  _Atomic uint64_t rejections;
+  unsigned n;
+  struct slot_entry slots[];
+};
+
+static struct slot_table *table;
+
+int
+rc_slots_create (unsigned n)
+{
+  size_t size = sizeof (struct slot_table) + n * sizeof (struct slot_entry);
+  void *p = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return -1;
+  table = p;
+  table->n = n;
+  return 0;
+}
+
+unsigned
+rc_slots_count (void)
+{
+  return table ? table->n : 0;
+}
+
+int
+rc_slot_claim (void)
+{
+  int me = (int) getpid ();
+  for (unsigned i = 0; i < table->n; i++)
+    {
+      int expected = RC_SLOT_FREE;
+      if (atomic_compare_exchange_strong (&table->slots[i].owner, &expected, me))
+        {
+          atomic_fetch_add (&table->slots[i].jobs, 1);
+          return (int) i;
+        }
+    }
+  return -1;
+}
+
+void
+rc_slot_release (int slot)
+{
+  atomic_store (&table->slots[slot].owner, RC_SLOT_FREE);
+}
+
+void
+rc_slot_quarantine (int slot)
+{
+  atomic_store (&table->slots[slot].owner, RC_SLOT_QUARANTINED);
+}
+
+pid_t
+rc_slot_owner (int slot)
+{
+  return (pid_t) atomic_load (&table->slots[slot].owner);
+}
+
+bool
+rc_slot_take_from (int slot, pid_t dead, pid_t new_owner)
+{
+  int expected = (int) dead;
+  return atomic_compare_exchange_strong (&table->slots[slot].owner, &expected, (int) new_owner);
+}
+
+unsigned
+rc_slots_busy (void)
+{
+  unsigned busy = 0;
+  for (unsigned i = 0; i < table->n; i++)
+    if (atomic_load (&table->slots[i].owner) != RC_SLOT_FREE)
+      busy++;
+  return busy;
+}
+
+void
+rc_slots_count_rejection (void)
+{
+  atomic_fetch_add (&table->rejections, 1);
+}
+
+uint64_t
+rc_slots_rejections (void)
+{
+  return atomic_load (&table->rejections);
+}

@@ -1,0 +1,274 @@
+/* worker.c - the request loop of one pre-forked worker.
+ *
+ * A worker accepts one FastCGI request at a time, turns it into an
+ * rc_http_request, routes it, writes the response and logs one JSON line.
+ * It never exits because of a bad request.  SIGTERM only sets a flag: the
+ * request in flight finishes, then the loop ends (FCGI_FAIL_ACCEPT_ON_INTR
+ * makes a blocked accept return so an idle worker leaves at once).
+ */
+#include "config.h"
+
+#include "fcgi/worker.h"
+#include "core/json_out.h"
+#include "core/log.h"
+#include "fcgi/app.h"
+#include "fcgi/http.h"
+
+#include <errno.h>
+#include <fcgiapp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t worker_stop;
+
+static void
+on_term (int sig)
+{
+  (void) sig;
+  worker_stop = 1;
+}
+
+static uint64_t
+now_us (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+static const char *
+param (FCGX_Request *r, const char *name)
+{
+  return FCGX_GetParam (name, r->envp);
+}
+
+/* Reads the body, at most input_max bytes; more marks it too large. */
+static int
+read_body (FCGX_Request *r, const struct rc_config *cfg, struct rc_buf *body, bool *too_large)
+{
+  const char *cl = param (r, "CONTENT_LENGTH");
+  uint64_t declared = 0;
+  char chunk[16384];
+  *too_large = false;
+  if (cl && *cl && rc_parse_u64 (cl, &declared) == 0 && declared > cfg->input_max)
+    {
+      *too_large = true;
+      return 0;
+    }
+  for (;;)
+    {
+      int n = FCGX_GetStr (chunk, sizeof chunk, r->in);
+      if (n <= 0)
+        break;
+      if (body->len + (size_t) n > cfg->input_max)
+        {
+          *too_large = true;
+          return 0;
+        }
+      if (rc_buf_append (body, chunk, (size_t) n) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static void
+write_response (FCGX_Request *r, const struct rc_http_response *res)
+{
+  FCGX_FPrintF (r->out, "Status: %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n", res->status,
+                rc_http_reason (res->status),
+                res->content_type ? res->content_type : "application/json", res->body.len);
+  if (res->allow)
+    FCGX_FPrintF (r->out, "Allow: %s\r\n", res->allow);
+  if (res->status == 429)
+    FCGX_PutS ("Retry-After: 1\r\n", r->out);
+  FCGX_PutS ("Cache-Control: no-store\r\n\r\n", r->out);
+  if (res->body.len)
+    FCGX_PutStr (res->body.data, (int) res->body.len, r->out);
+}
+
+static void
+log_request (FCGX_Request *r, const struct rc_http_request *req,
+             const struct rc_http_response *res, uint64_t started_us)
+{
+  struct rc_buf f = { 0 };
+  bool first = true;
+
+  rc_json_key (&f, &first, "request_id");
+  rc_json_cstring (&f, req->request_id ? req->request_id : "");
+  rc_json_key (&f, &first, "method");
+  rc_json_cstring (&f, req->method);
+  rc_json_key (&f, &first, "path");
+  rc_json_cstring (&f, req->path);
+  rc_json_key (&f, &first, "status");
+  rc_json_i64 (&f, res->status);
+  if (res->log_lang)
+    {
+      rc_json_key (&f, &first, "lang");
+      rc_json_cstring (&f, res->log_lang);
+    }
+  if (res->log_outcome)
+    {
+      rc_json_key (&f, &first, "outcome");
+      rc_json_cstring (&f, res->log_outcome);
+    }
+  if (res->log_has_exit || res->log_exit_code)
+    {
+      rc_json_key (&f, &first, "exit_code");
+      rc_json_i64 (&f, res->log_exit_code);
+    }
+  rc_buf_printf (&f,
+                 ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,\"bytes_in\":%zu,"
+                 "\"bytes_out\":%zu,\"duration_ms\":%.3f",
+                 (unsigned long long) res->log_wall_ms, (unsigned long long) res->log_cpu_ms,
+                 (unsigned long long) res->log_mem_kb, req->body_len, res->body.len,
+                 (double) (now_us () - started_us) / 1000.0);
+  if (rc_log_debug_enabled ())
+    {
+      /* DEBUG: the request headers, as FastCGI passes them (HTTP_*). */
+      bool hfirst = true;
+      rc_buf_append_str (&f, ",\"headers\":{");
+      for (char **e = r->envp; e && *e; e++)
+        if (strncmp (*e, "HTTP_", 5) == 0)
+          {
+            const char *eq = strchr (*e, '=');
+            if (eq == NULL)
+              continue;
+            if (!hfirst)
+              rc_buf_append (&f, ",", 1);
+            hfirst = false;
+            rc_json_string (&f, *e + 5, (size_t) (eq - *e - 5));
+            rc_buf_append (&f, ":", 1);
+            rc_json_cstring (&f, eq + 1);
+          }
+      rc_buf_append (&f, "}", 1);
+    }
+  rc_log_fields (RC_LOG_INFO, "request", &f);
+  rc_buf_free (&f);
+}
+
+static void
+serve_one (struct rc_app *app, FCGX_Request *r)
+{
+  struct rc_http_request req = { 0 };
+  struct rc_http_response res = { 0 };
+  struct rc_buf body = { 0 };
+  uint64_t started = now_us ();
+  char path[2048];
+  const char *uri, *q;
+  char rid[40];
+
+  req.method = param (r, "REQUEST_METHOD");
+  if (req.method == NULL)
+    req.method = "GET";
+  /* DOCUMENT_URI is the decoded path nginx matched; REQUEST_URI is the
+   * fallback for other front ends (strip the query). */
+  uri = param (r, "DOCUMENT_URI");
+  if (uri == NULL || *uri == '\0')
+    uri = param (r, "REQUEST_URI");
+  if (uri == NULL || *uri == '\0')
+    uri = "/";
+  q = strchr (uri, '?');
+  snprintf (path, sizeof path, "%.*s", (int) (q ? (size_t) (q - uri) : strlen (uri)), uri);
+  req.path = path;
+  req.query = q ? q + 1 : "";
+  req.content_type = param (r, "CONTENT_TYPE");
+  req.content_encoding = param (r, "HTTP_CONTENT_ENCODING");
+  req.remote_addr = param (r, "REMOTE_ADDR");
+  req.request_id = param (r, "REQUEST_ID");
+  if (req.request_id == NULL)
+    {
+      snprintf (rid, sizeof rid, "%ld-%llu", (long) getpid (), (unsigned long long) started);
+      req.request_id = rid;
+    }
+  if (strcmp (req.method, "POST") == 0 || strcmp (req.method, "PUT") == 0)
+    {
+      if (read_body (r, app->cfg, &body, &req.body_too_large) < 0)
+        req.body_too_large = true;
+    }
+  req.body = body.data ? body.data : "";
+  req.body_len = body.len;
+
+  rc_route (app, &req, &res);
+  write_response (r, &res);
+  log_request (r, &req, &res, started);
+  rc_buf_free (&res.body);
+  rc_buf_free (&body);
+}
+
+void
+rc_worker_main (const struct rc_worker_ctx *ctx)
+{
+  struct sigaction sa;
+  struct rc_app app = { 0 };
+  FCGX_Request request;
+  rc_err_t err = NULL;
+  sigset_t all, term;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_term; /* no SA_RESTART: a blocked accept must return */
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGINT, &sa, NULL);
+  sa.sa_handler = SIG_IGN;
+  sigaction (SIGPIPE, &sa, NULL);
+  sa.sa_handler = SIG_DFL;
+  sigaction (SIGCHLD, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
+  sigemptyset (&all);
+  sigprocmask (SIG_SETMASK, &all, NULL);
+  sigemptyset (&term);
+  sigaddset (&term, SIGTERM);
+  sigaddset (&term, SIGINT);
+  /* A worker never outlives its master. */
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid () != ctx->master)
+    _exit (0);
+
+  app.cfg = ctx->cfg;
+  app.langs = ctx->langs;
+  if (rc_sandbox_open (&app.sandbox, ctx->cfg, ctx->mode, &err) < 0)
+    {
+      rc_log (RC_LOG_ERROR, "worker_failed", "worker %u: %s", ctx->index, rc_error_text (err));
+      _exit (70);
+    }
+  if (FCGX_Init () != 0 || FCGX_InitRequest (&request, ctx->listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0)
+    {
+      rc_log (RC_LOG_ERROR, "worker_failed", "worker %u: libfcgi initialisation failed",
+              ctx->index);
+      _exit (70);
+    }
+  rc_log (RC_LOG_DEBUG, "worker_ready", "worker %u ready", ctx->index);
+  while (!worker_stop)
+    {
+      int rc = FCGX_Accept_r (&request);
+      if (rc < 0)
+        {
+          if (worker_stop)
+            break;
+          if (errno != EINTR)
+            {
+              rc_log (RC_LOG_WARN, "accept_failed", "worker %u: FCGX_Accept_r returned %d (errno %d)",
+                      ctx->index, rc, errno);
+              usleep (10000);
+            }
+          continue;
+        }
+      /* A request in flight is never interrupted: SIGTERM stays pending
+       * until it is answered, then ends the loop. */
+      sigprocmask (SIG_BLOCK, &term, NULL);
+      serve_one (&app, &request);
+      FCGX_Finish_r (&request);
+      sigprocmask (SIG_UNBLOCK, &term, NULL);
+      if (app.shutdown_requested)
+        {
+          rc_log (RC_LOG_INFO, "shutdown_requested", "POST /shutdown: draining");
+          kill (ctx->master, SIGTERM);
+        }
+    }
+  rc_sandbox_close (app.sandbox);
+  _exit (0);
+}
