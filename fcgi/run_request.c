@@ -3,6 +3,7 @@
 
 #include "fcgi/run_request.h"
 #include "core/config.h"
+#include "core/json_out.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -31,6 +32,13 @@ rc_json_parse_strict (const char *body, size_t len, const char **msg)
   if (memchr (body, '\0', len) != NULL)
     {
       *msg = "invalid JSON: NUL byte in body";
+      return NULL;
+    }
+  /* RFC 8259 text is UTF-8; json-c's own check lets overlong forms
+   * through, so the whole body is validated here (one linear pass). */
+  if (rc_utf8_valid_prefix (body, len) != len)
+    {
+      *msg = "invalid JSON: invalid UTF-8";
       return NULL;
     }
   tok = json_tokener_new_ex (RC_JSON_MAX_DEPTH);
