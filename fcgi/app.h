@@ -25,6 +25,13 @@ void rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_
 void rc_api_run (struct rc_app *app, const struct rc_http_request *req,
                  struct rc_http_response *res);
 
+/* The sessions API (fcgi/api_sessions.c): returns true when the path
+ * belongs to it (and res is filled), false to let the router go on. */
+bool rc_api_sessions_route (struct rc_app *app, const struct rc_http_request *req,
+                            struct rc_http_response *res);
+/* Master tick: removes sessions idle past their expiry (sessions.c). */
+void rc_sessions_sweep (const struct rc_config *cfg);
+
 /* Runs a prepared job on a claimed slot: claims, runs, cleans, releases.
  * Answers 429 when no slot is free and 500 on a sandbox failure; returns 0
  * when the job ran and res_job holds its result. */

@@ -14,6 +14,7 @@
 
 #include "fcgi/master.h"
 #include "core/log.h"
+#include "fcgi/app.h"
 #include "fcgi/slots.h"
 
 #include <errno.h>
@@ -96,7 +97,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
   struct sigaction sa;
   sigset_t block, empty;
   pid_t *pids = calloc (n_workers, sizeof *pids);
-  time_t window_start = monotonic_s (), drain_deadline = 0;
+  time_t window_start = monotonic_s (), drain_deadline = 0, next_sweep = 0;
   unsigned respawns = 0, alive = 0, i;
   struct rc_sandbox *sb = NULL;
   rc_err_t err = NULL;
@@ -178,6 +179,11 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
         {
           got_alarm = 0;
           reclaim_slots (sb, RC_SLOT_QUARANTINED);
+          if (!drain_deadline && monotonic_s () >= next_sweep)
+            {
+              rc_sessions_sweep (proto->cfg);
+              next_sweep = monotonic_s () + 1;
+            }
           if (!drain_deadline)
             for (i = 0; i < n_workers; i++)
               if (pids[i] == 0 && respawns < RESPAWN_BURST)

@@ -65,6 +65,9 @@ rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_
 
   res->status = 200;
   res->content_type = "application/json";
+  /* The sessions family (/sessions..., /execute) routes itself. */
+  if (rc_api_sessions_route (app, req, res))
+    return;
   for (i = 0; i < sizeof routes / sizeof routes[0]; i++)
     {
       if (strcmp (routes[i].path, req->path) != 0)
