@@ -8,6 +8,7 @@
 #include "core/config.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -288,6 +289,34 @@ load_env_allow (rc_getenv_fn get, void *ud, char ***out, rc_err_t *err)
   return 0;
 }
 
+/* The /v1/execute ceilings, in the request's own units. */
+static int
+load_ceilings (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
+{
+  static const struct
+  {
+    const char *name;
+    size_t off;
+    uint64_t scale;
+  } ceilings[] = {
+    { "RUN_MAX_WALL_MS", offsetof (struct rc_limits, wall_ms), 1 },
+    { "RUN_MAX_IDLE_MS", offsetof (struct rc_limits, idle_ms), 1 },
+    { "RUN_MAX_CPU_MS", offsetof (struct rc_limits, cpu_ms), 1 },
+    { "RUN_MAX_MEMORY_MB", offsetof (struct rc_limits, memory_bytes), 1ULL << 20 },
+    { "RUN_MAX_PIDS", offsetof (struct rc_limits, pids), 1 },
+    { "RUN_MAX_OUTPUT_KB", offsetof (struct rc_limits, output_bytes), 1024 },
+  };
+  for (size_t i = 0; i < sizeof ceilings / sizeof ceilings[0]; i++)
+    {
+      uint64_t *field = (uint64_t *) ((char *) &cfg->limit_max + ceilings[i].off);
+      uint64_t v = *field / ceilings[i].scale;
+      if (load_u64 (get, ud, ceilings[i].name, 1, UINT64_MAX / ceilings[i].scale, &v, err) < 0)
+        return -1;
+      *field = v * ceilings[i].scale;
+    }
+  return 0;
+}
+
 int
 rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err)
 {
@@ -305,6 +334,13 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   cfg->timeout_max_ms = 600000;
   cfg->pids_max = 512;
   cfg->sandbox = true;
+  cfg->max_files = 64;
+  cfg->limit_max.wall_ms = 300000;
+  cfg->limit_max.idle_ms = 300000;
+  cfg->limit_max.cpu_ms = 300000;
+  cfg->limit_max.memory_bytes = 4096ULL << 20;
+  cfg->limit_max.pids = 1024;
+  cfg->limit_max.output_bytes = 64ULL << 20;
 
   n = cfg->concurrency;
   if (load_u64 (get, ud, "RUN_CONCURRENCY", 1, 1024, &n, err) < 0)
@@ -356,6 +392,12 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   if (load_u64 (get, ud, "RUN_PIDS_MAX", 8, 1000000, &n, err) < 0)
     goto fail;
   cfg->pids_max = n;
+  if (load_ceilings (get, ud, cfg, err) < 0)
+    goto fail;
+  n = cfg->max_files;
+  if (load_u64 (get, ud, "RUN_MAX_FILES", 1, 100000, &n, err) < 0)
+    goto fail;
+  cfg->max_files = (unsigned) n;
   if (load_string (get, ud, "RUN_LANGS_DIR", RC_PKGDATADIR "/langs", &cfg->langs_dir, err) < 0
       || load_string (get, ud, "RUN_LISTEN", NULL, &cfg->listen, err) < 0
       || load_string (get, ud, "RUN_STATE_DIR", "/run/runcell", &cfg->state_dir, err) < 0

@@ -7,6 +7,7 @@
 #define RUNCELL_CORE_CONFIG_H
 
 #include "core/error.h"
+#include "core/job.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,6 +36,11 @@ struct rc_config
   bool sandbox_required;    /* RUN_SANDBOX=on */
   uint64_t pids_max;        /* RUN_PIDS_MAX (512): cgroup pids.max per slot */
   char *languages;          /* RUN_LANGUAGES: comma list to load (NULL = all) */
+  /* Operator ceilings for /v1/execute limits (a request above one is a 400
+   * naming the field): RUN_MAX_WALL_MS, RUN_MAX_IDLE_MS, RUN_MAX_CPU_MS,
+   * RUN_MAX_MEMORY_MB, RUN_MAX_PIDS, RUN_MAX_OUTPUT_KB. */
+  struct rc_limits limit_max;
+  unsigned max_files;       /* RUN_MAX_FILES (64): files per /v1/execute request */
 };
 
 /* Looks a variable up; returns NULL when unset.  Tests pass their own. */

@@ -277,7 +277,8 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
   if (json_object_object_get_ex (root, "execute", &v) && json_object_is_type (v, json_type_object))
     {
       if (dup_string_field (v, "compile", false, &lang->execute_compile, err) < 0
-          || dup_string_field (v, "run", false, &lang->execute_run, err) < 0)
+          || dup_string_field (v, "run", false, &lang->execute_run, err) < 0
+          || dup_string_field (v, "main", false, &lang->execute_main, err) < 0)
         goto out;
     }
   if (dir != NULL && (lang->dir = strdup (dir)) == NULL)
@@ -327,9 +328,9 @@ program_on_path (const char *prog)
 
 /* Runs argv in dir with stdin /dev/null and returns its stdout (bounded to
  * 64 KiB) when it exits 0 within timeout_ms. */
-static int
-capture_command (const char *dir, char *const argv[], unsigned timeout_ms, char **out,
-                 rc_err_t *err)
+int
+rc_capture_command (const char *dir, char *const argv[], unsigned timeout_ms, char **out,
+                    rc_err_t *err)
 {
   int pipefd[2];
   pid_t pid;
@@ -407,7 +408,7 @@ resolve_command (struct rc_lang *lang, rc_err_t *err)
                          (char *) "test", NULL };
   char *out = NULL;
   size_t len;
-  if (capture_command (lang->dir, argv, 20000, &out, err) < 0)
+  if (rc_capture_command (lang->dir, argv, 20000, &out, err) < 0)
     return rc_error_wrap (err, "resolving `make -n test` for %s", lang->slug);
   len = strlen (out);
   while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
@@ -439,7 +440,8 @@ read_file (const char *path, char **out, size_t *len, rc_err_t *err)
   return 0;
 }
 
-/* The manifest's "requires" (programs on PATH) decides availability. */
+/* The manifest's "requires" (programs on PATH) decides availability, and
+ * its "version" argv is kept for GET /v1/languages. */
 static void
 check_requires (struct rc_lang *lang, const char *json, size_t len)
 {
@@ -461,6 +463,12 @@ check_requires (struct rc_lang *lang, const char *json, size_t len)
               break;
             }
         }
+    }
+  if (json_object_object_get_ex (root, "version", &req) && json_object_is_type (req, json_type_array))
+    {
+      rc_strv_free (lang->version_cmd);
+      lang->version_cmd = NULL;
+      string_array_field (root, "version", &lang->version_cmd, NULL);
     }
   json_object_put (root);
 }
@@ -663,8 +671,10 @@ rc_lang_free (struct rc_lang *lang)
   rc_strv_free (lang->overlay_paths);
   rc_strv_free (lang->env);
   free (lang->version);
+  rc_strv_free (lang->version_cmd);
   free (lang->execute_compile);
   free (lang->execute_run);
+  free (lang->execute_main);
   free (lang->unavailable_reason);
   memset (lang, 0, sizeof *lang);
 }

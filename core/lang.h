@@ -20,7 +20,14 @@
  *   version         ["python3", "--version"]   prints the toolchain version
  *   defaultLimits   {wallTimeMs, idleMs, cpuMs, memoryMb, pids, outputKb}
  *   execute         {"compile": "...sh...", "run": "...sh...", "main": "main.py"}
- *                   (optional: how /v1/execute compiles and runs files)
+ *                   (optional: how /v1/execute and sessions compile and run
+ *                   files).  Both are run as `sh -c CMD sh ARGS...` in the
+ *                   workspace: $MAIN is the entry file (the request's first
+ *                   file, or "main" when none is given), "$@" the request's
+ *                   args.  Compile output goes under /tmp (e.g. /tmp/a.out)
+ *                   so nothing is left in a session directory.
+ *                   Example: {"compile": "g++ -O2 -o /tmp/a.out \"$MAIN\"",
+ *                             "run": "/tmp/a.out \"$@\""}
  *   unavailableReason  "Dart is not packaged by Debian 12" (optional)
  */
 #ifndef RUNCELL_CORE_LANG_H
@@ -51,8 +58,10 @@ struct rc_lang
   char **env;              /* "KEY=value", NULL-terminated */
   struct rc_limits default_limits;
   char *version;           /* first line printed by the version command, or NULL */
+  char **version_cmd;      /* manifest "version" argv, NULL-terminated, may be NULL */
   char *execute_compile;   /* optional sh command for /v1/execute */
   char *execute_run;
+  char *execute_main;      /* default entry file name, may be NULL */
   bool available;          /* toolchain present */
   char *unavailable_reason;
 };
@@ -79,5 +88,10 @@ void rc_lang_free (struct rc_lang *lang);
  * rc_strv_free. */
 char **rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang);
 void rc_strv_free (char **v);
+
+/* Runs argv in dir (stdin /dev/null, stderr discarded) and returns what it
+ * printed on stdout (at most 64 KiB) when it exits 0 within timeout_ms. */
+int rc_capture_command (const char *dir, char *const argv[], unsigned timeout_ms, char **out,
+                        rc_err_t *err);
 
 #endif

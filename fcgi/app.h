@@ -24,6 +24,10 @@ void rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_
 /* Handlers, one file per API family. */
 void rc_api_run (struct rc_app *app, const struct rc_http_request *req,
                  struct rc_http_response *res);
+void rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
+                     struct rc_http_response *res);
+void rc_api_languages (struct rc_app *app, const struct rc_http_request *req,
+                       struct rc_http_response *res);
 
 /* The sessions API (fcgi/api_sessions.c): returns true when the path
  * belongs to it (and res is filled), false to let the router go on. */

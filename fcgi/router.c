@@ -51,6 +51,8 @@ handle_shutdown (struct rc_app *app, const struct rc_http_request *req,
 
 static const struct route routes[] = {
   { "/run", "POST", rc_api_run, true },
+  { "/v1/execute", "POST", rc_api_execute, true },
+  { "/v1/languages", "GET", rc_api_languages, false },
   { "/health", "GET", handle_health, false },
   { "/health", "HEAD", handle_health, false },
   { "/shutdown", "POST", handle_shutdown, false },
