@@ -116,6 +116,7 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
   struct rc_job_result result = { 0 };
   bool has_compile;
 
+  res->log_job = true;
   if (rc_execute_request_parse (req->body, req->body_len, cfg, app->langs, &ex, &status, msg,
                                 sizeof msg)
       < 0)

@@ -68,6 +68,7 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
   struct rc_job_spec spec;
   struct rc_job_result result = { 0 };
 
+  res->log_job = true;
   if (rc_run_request_parse (req->body, req->body_len, cfg->timeout_default_ms, cfg->timeout_max_ms,
                             &run, &status, &msg)
       < 0)

@@ -21,6 +21,8 @@ rc_http_reason (int status)
       return "No Content";
     case 400:
       return "Bad Request";
+    case 403:
+      return "Forbidden";
     case 404:
       return "Not Found";
     case 405:

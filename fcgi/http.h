@@ -38,6 +38,8 @@ struct rc_http_response
   int log_exit_code;
   bool log_has_exit;
   uint64_t log_wall_ms, log_cpu_ms, log_mem_kb;
+  uint64_t log_setup_us;
+  bool log_job; /* a job endpoint: counted in runcell_jobs_total */
 };
 
 const char *rc_http_reason (int status);

@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "fcgi/app.h"
+#include "fcgi/metrics.h"
 #include "fcgi/slots.h"
 
 int
@@ -28,8 +29,20 @@ rc_app_run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_resu
     }
   spec->slot = slot;
   ret = rc_sandbox_run (app->sandbox, spec, result, &err);
+  if (ret == 0)
+    {
+      res->log_setup_us = result->setup_us;
+      for (size_t i = 0; i < result->n_steps; i++)
+        {
+          if (result->steps[i].oom_killed)
+            rc_metrics_count_oom ();
+          if (result->steps[i].limit != RC_LIMIT_NONE)
+            rc_metrics_count_clock_kill (result->steps[i].limit);
+        }
+    }
   if (ret < 0)
     {
+      rc_metrics_count_sandbox_failure ();
       rc_log (RC_LOG_ERROR, "sandbox_failure", "slot %d: %s", slot, rc_error_text (err));
       rc_error_free (&err);
       rc_http_error (res, 500, "internal");

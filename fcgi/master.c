@@ -15,6 +15,7 @@
 #include "fcgi/master.h"
 #include "core/log.h"
 #include "fcgi/app.h"
+#include "fcgi/metrics.h"
 #include "fcgi/slots.h"
 
 #include <errno.h>
@@ -171,6 +172,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
               if (respawns >= RESPAWN_BURST)
                 continue; /* retried on a later tick */
               respawns++;
+              rc_metrics_count_worker_restart ();
               if ((pids[i] = spawn_worker (proto, i)) > 0)
                 alive++;
             }

@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include "fcgi/app.h"
+#include "fcgi/metrics.h"
+#include "fcgi/slots.h"
 
 #include <string.h>
 
@@ -49,7 +51,27 @@ handle_shutdown (struct rc_app *app, const struct rc_http_request *req,
   res->log_outcome = "ok";
 }
 
+/* Metrics are for the operator: nginx allows only its own allowlist, and
+ * the backend answers only requests nginx relayed from loopback. */
+static void
+handle_metrics (struct rc_app *app, const struct rc_http_request *req,
+                struct rc_http_response *res)
+{
+  (void) app;
+  if (req->remote_addr == NULL
+      || (strcmp (req->remote_addr, "127.0.0.1") != 0 && strcmp (req->remote_addr, "::1") != 0))
+    {
+      rc_http_error (res, 403, "forbidden");
+      return;
+    }
+  res->status = 200;
+  res->content_type = "text/plain; version=0.0.4";
+  rc_buf_reset (&res->body);
+  rc_metrics_render (&res->body, rc_slots_busy (), rc_slots_count (), rc_slots_rejections ());
+}
+
 static const struct route routes[] = {
+  { "/metrics", "GET", handle_metrics, false },
   { "/run", "POST", rc_api_run, true },
   { "/v1/execute", "POST", rc_api_execute, true },
   { "/v1/languages", "GET", rc_api_languages, false },

@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "fcgi/app.h"
 #include "fcgi/http.h"
+#include "fcgi/metrics.h"
 
 #include <errno.h>
 #include <fcgiapp.h>
@@ -195,6 +196,9 @@ serve_one (struct rc_app *app, FCGX_Request *r)
 
   rc_route (app, &req, &res);
   write_response (r, &res);
+  if (res.log_job)
+    rc_metrics_record_request (res.log_lang, res.log_outcome, res.log_setup_us,
+                               res.log_wall_ms * 1000, now_us () - started);
   log_request (r, &req, &res, started);
   rc_buf_free (&res.body);
   rc_buf_free (&body);
