@@ -1,21 +1,623 @@
-/* api_sessions.c - placeholder until the sessions API lands: no path
- * belongs to it yet. */
+/* api_sessions.c - the sessions API: routes and request handling.
+ *
+ *   POST   /sessions                      create (optionally seeded by a
+ *                                         multipart body: filename = sub_path)
+ *   DELETE /sessions/{id}                 delete now
+ *   GET    /sessions/{id}/files/{path}    file bytes, or a JSON listing of
+ *                                         a directory ("" = the root)
+ *   PUT    /sessions/{id}/files/{path}    create or replace (raw body)
+ *   DELETE /sessions/{id}/files/{path}    remove
+ *   POST   /sessions/{id}/execute         run code in the session
+ *   POST   /execute                       same in a throw-away session
+ *
+ * Paths and status codes are those of the sessions document
+ * (../shared/reference/001_*.txt): 400 invalid input, 404 missing session
+ * or file, 409 session lock not obtained in time, 413 request or session
+ * limit, 503 no capacity (MAX_SESSIONS, or no execution slot in time),
+ * 500 anything unexpected.  Every error body is {"error": "..."}.
+ */
 #include "config.h"
 
+#include "core/json_out.h"
+#include "core/log.h"
 #include "fcgi/app.h"
+#include "fcgi/multipart.h"
+#include "fcgi/session_config.h"
+#include "fcgi/session_exec.h"
+#include "fcgi/session_fs.h"
+#include "fcgi/session_path.h"
+#include "fcgi/sessions.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MP_MAX_PARTS 4096
+#define MP_MAX_HEADER 16384
+#define LANGUAGE_MAX 64
+
+/* -- multipart request bodies ------------------------------------------- */
+
+enum part_kind
+{
+  PART_IGNORE,
+  PART_LANGUAGE,
+  PART_CODE,
+  PART_FILE,
+};
+
+struct parse_ctx
+{
+  const struct rc_session_config *sc;
+  struct rc_exec_request *er;
+  enum part_kind cur;
+  struct rc_buf language;
+  bool have_language, have_code;
+  int status; /* 400 or 413 once a callback refused */
+};
+
+static int
+refuse (struct parse_ctx *c, int status, const char **why, const char *msg)
+{
+  c->status = status;
+  *why = msg;
+  return -1;
+}
+
+static int
+on_part_begin (void *ud, const struct rc_mp_part *part, const char **why)
+{
+  struct parse_ctx *c = ud;
+  struct rc_exec_request *er = c->er;
+
+  if (part->filename != NULL)
+    {
+      struct rc_session_upload *grown;
+      const char *pwhy = NULL;
+      grown = realloc (er->uploads, (er->n_uploads + 1) * sizeof *grown);
+      if (grown == NULL)
+        return refuse (c, 500, why, "internal");
+      er->uploads = grown;
+      memset (&grown[er->n_uploads], 0, sizeof *grown);
+      if (rc_session_path_normalize (part->filename, part->filename_len,
+                                     grown[er->n_uploads].path, sizeof grown[er->n_uploads].path,
+                                     false, &pwhy)
+          < 0)
+        return refuse (c, 400, why, pwhy);
+      er->n_uploads++;
+      c->cur = PART_FILE;
+      return 0;
+    }
+  if (strcmp (part->name, "language") == 0)
+    {
+      if (c->have_language)
+        return refuse (c, 400, why, "language given twice");
+      c->have_language = true;
+      c->cur = PART_LANGUAGE;
+    }
+  else if (strcmp (part->name, "code") == 0)
+    {
+      if (c->have_code)
+        return refuse (c, 400, why, "code given twice");
+      c->have_code = true;
+      c->cur = PART_CODE;
+    }
+  else
+    c->cur = PART_IGNORE;
+  return 0;
+}
+
+static int
+on_part_data (void *ud, const char *data, size_t len, const char **why)
+{
+  struct parse_ctx *c = ud;
+  struct rc_buf *b;
+
+  switch (c->cur)
+    {
+    case PART_LANGUAGE:
+      if (c->language.len + len > LANGUAGE_MAX)
+        return refuse (c, 400, why, "unsupported language");
+      b = &c->language;
+      break;
+    case PART_CODE:
+      if (c->er->code.len + len > c->sc->max_code)
+        return refuse (c, 413, why, "code longer than MAX_CODE_LENGTH");
+      b = &c->er->code;
+      break;
+    case PART_FILE:
+      b = &c->er->uploads[c->er->n_uploads - 1].data;
+      if (b->len + len > c->sc->fsize)
+        return refuse (c, 413, why, "attachment larger than CONTAINER_ULIMIT_FSIZE");
+      break;
+    case PART_IGNORE:
+    default:
+      return 0;
+    }
+  if (rc_buf_append (b, data, len) < 0)
+    return refuse (c, 500, why, "internal");
+  return 0;
+}
+
+static int
+on_part_end (void *ud, const char **why)
+{
+  (void) ud;
+  (void) why;
+  return 0;
+}
+
+/* Parses a multipart/form-data body; returns 0 or an HTTP status with res
+ * filled. */
+static int
+parse_form (const struct rc_http_request *req, const struct rc_session_config *sc,
+            struct rc_exec_request *er, struct parse_ctx *c, struct rc_http_response *res)
+{
+  static const struct rc_mp_limits limits = { MP_MAX_PARTS, MP_MAX_HEADER };
+  static const struct rc_mp_callbacks cbs = { on_part_begin, on_part_data, on_part_end };
+  const char *why = "malformed multipart body";
+
+  memset (c, 0, sizeof *c);
+  c->sc = sc;
+  c->er = er;
+  if (rc_mp_parse (req->content_type, req->body, req->body_len, &limits, &cbs, c, &why) < 0)
+    {
+      int status = c->status ? c->status : 400;
+      rc_http_error (res, status, why);
+      rc_buf_free (&c->language);
+      return status;
+    }
+  return 0;
+}
+
+static int
+parse_execute (const struct rc_http_request *req, const struct rc_session_config *sc,
+               struct rc_exec_request *er, struct rc_http_response *res)
+{
+  struct parse_ctx c;
+  int status = parse_form (req, sc, er, &c, res);
+
+  if (status)
+    return status;
+  if (!c.have_language)
+    status = 400, rc_http_error (res, 400, "language is required");
+  else if ((er->lang = rc_session_lang_find (c.language.data ? c.language.data : "",
+                                             c.language.len))
+           == NULL)
+    status = 400, rc_http_error (res, 400, "unsupported language");
+  else if (!c.have_code)
+    status = 400, rc_http_error (res, 400, "code is required");
+  else if (er->code.len && memchr (er->code.data, '\0', er->code.len))
+    status = 400, rc_http_error (res, 400, "code contains a NUL byte");
+  rc_buf_free (&c.language);
+  return status;
+}
+
+/* -- helpers -------------------------------------------------------------- */
+
+static bool
+session_error (enum rc_session_status st, rc_err_t *err, struct rc_http_response *res)
+{
+  switch (st)
+    {
+    case RC_SESSION_OK:
+      return false;
+    case RC_SESSION_NOT_FOUND:
+      rc_http_error (res, 404, "session not found");
+      res->log_outcome = "no_session";
+      break;
+    case RC_SESSION_LOCK_TIMEOUT:
+      rc_http_error (res, 409, "session is busy (lock wait timed out)");
+      res->log_outcome = "session_busy";
+      break;
+    case RC_SESSION_FULL:
+      rc_http_error (res, 503, "too many sessions (MAX_SESSIONS)");
+      res->log_outcome = "sessions_full";
+      break;
+    case RC_SESSION_ERROR:
+    default:
+      rc_log (RC_LOG_ERROR, "session_store", "%s", err && *err ? rc_error_text (*err) : "?");
+      rc_http_error (res, 500, "internal");
+      res->log_outcome = "session_error";
+      break;
+    }
+  if (err)
+    rc_error_free (err);
+  return true;
+}
+
+static void
+reply_json (struct rc_http_response *res, int status, struct rc_buf *json)
+{
+  rc_buf_reset (&res->body);
+  rc_buf_append (&res->body, json->data ? json->data : "", json->len);
+  res->status = status;
+  res->content_type = "application/json";
+  if (res->log_outcome == NULL)
+    res->log_outcome = "ok";
+}
+
+static bool
+body_checks (const struct rc_http_request *req, struct rc_http_response *res)
+{
+  if (!rc_http_encoding_is_identity (req->content_encoding))
+    {
+      rc_http_error (res, 415, "unsupported content-encoding");
+      return false;
+    }
+  if (req->body_too_large)
+    {
+      rc_http_error (res, 413, "payload too large");
+      return false;
+    }
+  return true;
+}
+
+static bool
+is_multipart (const char *ct)
+{
+  char b[RC_MP_BOUNDARY_MAX + 1];
+  return ct && rc_mp_boundary (ct, b, sizeof b) == 0;
+}
+
+/* -- handlers ------------------------------------------------------------- */
+
+static void
+handle_create (struct rc_app *app, const struct rc_session_config *sc,
+               const struct rc_http_request *req, struct rc_http_response *res)
+{
+  struct rc_exec_request seeds = { 0 };
+  struct rc_session s;
+  struct rc_buf json = { 0 };
+  rc_err_t err = NULL;
+  bool first = true;
+
+  if (!body_checks (req, res))
+    return;
+  if (is_multipart (req->content_type))
+    {
+      struct parse_ctx c;
+      if (parse_form (req, sc, &seeds, &c, res) != 0)
+        goto out;
+      rc_buf_free (&c.language);
+    }
+  else if (req->body_len > 0)
+    {
+      rc_http_error (res, 400, "a request body must be multipart/form-data");
+      goto out;
+    }
+  if (session_error (rc_session_create (app->cfg, sc, &s, &err), &err, res))
+    goto out;
+  if (rc_session_write_uploads (&s, sc, seeds.uploads, seeds.n_uploads, res) != 0)
+    {
+      /* A session that could not be seeded is not handed out. */
+      rc_session_destroy (app->cfg, sc, &s, &err);
+      rc_error_free (&err);
+      goto out;
+    }
+  rc_buf_append (&json, "{", 1);
+  rc_json_key (&json, &first, "session_id");
+  rc_json_cstring (&json, s.id);
+  rc_buf_append (&json, "}", 1);
+  rc_session_release (&s);
+  reply_json (res, 200, &json);
+out:
+  rc_buf_free (&json);
+  rc_exec_request_free (&seeds);
+}
+
+static void
+handle_delete (struct rc_app *app, const struct rc_session_config *sc, const char *id,
+               struct rc_http_response *res)
+{
+  struct rc_session s;
+  struct rc_buf json = { 0 };
+  rc_err_t err = NULL;
+  bool first = true;
+
+  if (session_error (rc_session_open (app->cfg, sc, id, &s, &err), &err, res))
+    return;
+  if (rc_session_destroy (app->cfg, sc, &s, &err) < 0)
+    {
+      session_error (RC_SESSION_ERROR, &err, res);
+      return;
+    }
+  rc_buf_append (&json, "{", 1);
+  rc_json_key (&json, &first, "session_id");
+  rc_json_cstring (&json, id);
+  rc_json_key (&json, &first, "deleted");
+  rc_json_bool (&json, true);
+  rc_buf_append (&json, "}", 1);
+  reply_json (res, 200, &json);
+  rc_buf_free (&json);
+}
+
+static void
+file_errno (int e, struct rc_http_response *res)
+{
+  switch (e)
+    {
+    case ENOENT:
+    case ENOTDIR:
+      rc_http_error (res, 404, "file not found");
+      break;
+    case ELOOP:
+    case EXDEV:
+      rc_http_error (res, 400, "symlinks are not followed");
+      break;
+    case EINVAL:
+      rc_http_error (res, 400, "not a regular file or directory");
+      break;
+    case ENAMETOOLONG:
+      rc_http_error (res, 400, "path too long");
+      break;
+    default:
+      rc_log (RC_LOG_ERROR, "session_file", "%s", strerror (e));
+      rc_http_error (res, 500, "internal");
+      break;
+    }
+}
+
+static void
+files_get (struct rc_session *s, const char *path, struct rc_http_response *res)
+{
+  struct stat st;
+  int fd = rc_sfs_open_regular (s->dirfd, path, &st);
+
+  if (fd < 0 && errno == EISDIR)
+    {
+      struct rc_buf json = { 0 };
+      int dfd = rc_sfs_open (s->dirfd, path, O_RDONLY | O_DIRECTORY);
+      if (dfd < 0 || rc_sfs_list_json (dfd, path, &json) < 0)
+        {
+          file_errno (errno, res);
+          if (dfd >= 0)
+            close (dfd);
+          rc_buf_free (&json);
+          return;
+        }
+      close (dfd);
+      reply_json (res, 200, &json);
+      rc_buf_free (&json);
+      return;
+    }
+  if (fd < 0)
+    {
+      file_errno (errno, res);
+      return;
+    }
+  rc_buf_reset (&res->body);
+  if (rc_sfs_read_fd (fd, UINT64_MAX, &res->body) < 0)
+    {
+      int e = errno;
+      close (fd);
+      file_errno (e, res);
+      return;
+    }
+  close (fd);
+  res->status = 200;
+  res->content_type = "application/octet-stream";
+  res->log_outcome = "ok";
+}
+
+static void
+files_put (struct rc_session *s, const struct rc_session_config *sc, const char *path,
+           const struct rc_http_request *req, struct rc_http_response *res)
+{
+  struct rc_session_upload up;
+  struct rc_buf json = { 0 };
+  bool first = true;
+
+  memset (&up, 0, sizeof up);
+  snprintf (up.path, sizeof up.path, "%s", path);
+  /* Borrowed, never freed here. */
+  up.data.data = (char *) (uintptr_t) req->body;
+  up.data.len = req->body_len;
+  up.data.cap = req->body_len;
+  if (rc_session_write_uploads (s, sc, &up, 1, res) != 0)
+    return;
+  rc_buf_append (&json, "{", 1);
+  rc_json_key (&json, &first, "path");
+  rc_json_cstring (&json, path);
+  rc_json_key (&json, &first, "size");
+  rc_json_u64 (&json, req->body_len);
+  rc_buf_append (&json, "}", 1);
+  reply_json (res, 200, &json);
+  rc_buf_free (&json);
+}
+
+static void
+files_delete (struct rc_session *s, const char *path, struct rc_http_response *res)
+{
+  struct rc_buf json = { 0 };
+  bool first = true;
+
+  if (rc_sfs_remove (s->dirfd, path) < 0)
+    {
+      file_errno (errno, res);
+      return;
+    }
+  rc_buf_append (&json, "{", 1);
+  rc_json_key (&json, &first, "deleted");
+  rc_json_cstring (&json, path);
+  rc_buf_append (&json, "}", 1);
+  reply_json (res, 200, &json);
+  rc_buf_free (&json);
+}
+
+static void
+handle_files (struct rc_app *app, const struct rc_session_config *sc, const char *id,
+              const char *raw_path, const struct rc_http_request *req,
+              struct rc_http_response *res)
+{
+  char path[RC_SESSION_PATH_MAX + 1];
+  const char *why = NULL;
+  bool is_get = strcmp (req->method, "GET") == 0 || strcmp (req->method, "HEAD") == 0;
+  bool is_put = strcmp (req->method, "PUT") == 0;
+  struct rc_session s;
+  rc_err_t err = NULL;
+
+  if (!is_get && !is_put && strcmp (req->method, "DELETE") != 0)
+    {
+      res->allow = "GET, PUT, DELETE";
+      rc_http_error (res, 405, "method not allowed");
+      return;
+    }
+  if (is_put && !body_checks (req, res))
+    return;
+  if (!rc_session_exists (app->cfg, sc, id))
+    {
+      session_error (RC_SESSION_NOT_FOUND, NULL, res);
+      return;
+    }
+  if (rc_session_path_normalize (raw_path, strlen (raw_path), path, sizeof path, is_get, &why)
+      < 0)
+    {
+      rc_http_error (res, 400, why);
+      res->log_outcome = "bad_path";
+      return;
+    }
+  if (session_error (rc_session_open (app->cfg, sc, id, &s, &err), &err, res))
+    return;
+  if (is_get)
+    files_get (&s, path, res);
+  else if (is_put)
+    files_put (&s, sc, path, req, res);
+  else
+    files_delete (&s, path, res);
+  rc_session_release (&s);
+}
+
+static void
+handle_execute (struct rc_app *app, const struct rc_session_config *sc, const char *id,
+                const struct rc_http_request *req, struct rc_http_response *res)
+{
+  struct rc_exec_request er = { 0 };
+  struct rc_session s;
+  rc_err_t err = NULL;
+
+  if (!body_checks (req, res))
+    return;
+  if (id && !rc_session_exists (app->cfg, sc, id))
+    {
+      session_error (RC_SESSION_NOT_FOUND, NULL, res);
+      return;
+    }
+  if (parse_execute (req, sc, &er, res) != 0)
+    {
+      res->log_outcome = "bad_request";
+      goto out;
+    }
+  if (id)
+    {
+      if (session_error (rc_session_open (app->cfg, sc, id, &s, &err), &err, res))
+        goto out;
+    }
+  else if (session_error (rc_session_create (app->cfg, sc, &s, &err), &err, res))
+    goto out;
+  if (rc_session_write_uploads (&s, sc, er.uploads, er.n_uploads, res) == 0)
+    rc_session_execute (app, sc, &s, &er, res);
+  if (id)
+    rc_session_release (&s);
+  else if (rc_session_destroy (app->cfg, sc, &s, &err) < 0)
+    {
+      rc_log (RC_LOG_ERROR, "session_destroy", "throw-away session: %s", rc_error_text (err));
+      rc_error_free (&err);
+    }
+out:
+  rc_exec_request_free (&er);
+}
+
+/* -- routing -------------------------------------------------------------- */
+
+static void
+method_not_allowed (struct rc_http_response *res, const char *allow)
+{
+  res->allow = allow;
+  rc_http_error (res, 405, "method not allowed");
+}
 
 bool
 rc_api_sessions_route (struct rc_app *app, const struct rc_http_request *req,
                        struct rc_http_response *res)
 {
-  (void) app;
-  (void) req;
-  (void) res;
-  return false;
-}
+  const char *p = req->path;
+  const struct rc_session_config *sc;
+  char id[RC_SESSION_ID_LEN + 1];
+  const char *rest, *slash;
+  size_t id_len;
 
-void
-rc_sessions_sweep (const struct rc_config *cfg)
-{
-  (void) cfg;
+  if (strcmp (p, "/execute") != 0 && strcmp (p, "/sessions") != 0 && strcmp (p, "/sessions/") != 0
+      && strncmp (p, "/sessions/", 10) != 0)
+    return false;
+  sc = rc_session_config_get ();
+  if (sc == NULL)
+    {
+      rc_http_error (res, 500, "sessions API misconfigured (see the log)");
+      return true;
+    }
+  if (strcmp (p, "/execute") == 0)
+    {
+      if (strcmp (req->method, "POST") != 0)
+        method_not_allowed (res, "POST");
+      else
+        handle_execute (app, sc, NULL, req, res);
+      return true;
+    }
+  if (strcmp (p, "/sessions") == 0 || strcmp (p, "/sessions/") == 0)
+    {
+      if (strcmp (req->method, "POST") != 0)
+        method_not_allowed (res, "POST");
+      else
+        handle_create (app, sc, req, res);
+      return true;
+    }
+  rest = p + 10;
+  slash = strchr (rest, '/');
+  id_len = slash ? (size_t) (slash - rest) : strlen (rest);
+  if (!rc_session_id_valid (rest, id_len))
+    {
+      /* Not an id runcell hands out: no such session, whatever follows
+       * (unless the shape itself is unknown). */
+      if (slash == NULL || strcmp (slash, "/") == 0 || strcmp (slash, "/execute") == 0
+          || strcmp (slash, "/files") == 0 || strncmp (slash, "/files/", 7) == 0)
+        rc_http_error (res, 404, "session not found");
+      else
+        rc_http_error (res, 404, "not found");
+      return true;
+    }
+  memcpy (id, rest, id_len);
+  id[id_len] = '\0';
+  rest += id_len;
+  if (*rest == '\0' || strcmp (rest, "/") == 0)
+    {
+      if (strcmp (req->method, "DELETE") != 0)
+        method_not_allowed (res, "DELETE");
+      else
+        handle_delete (app, sc, id, res);
+      return true;
+    }
+  if (strcmp (rest, "/execute") == 0)
+    {
+      if (strcmp (req->method, "POST") != 0)
+        method_not_allowed (res, "POST");
+      else
+        handle_execute (app, sc, id, req, res);
+      return true;
+    }
+  if (strcmp (rest, "/files") == 0)
+    {
+      handle_files (app, sc, id, "", req, res);
+      return true;
+    }
+  if (strncmp (rest, "/files/", 7) == 0)
+    {
+      handle_files (app, sc, id, rest + 7, req, res);
+      return true;
+    }
+  rc_http_error (res, 404, "not found");
+  return true;
 }

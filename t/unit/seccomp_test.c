@@ -19,6 +19,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <seccomp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -73,7 +74,7 @@ static uint32_t
 bpf_run (const struct sock_filter *prog, size_t len, const struct seccomp_data *d)
 {
   uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
-  const unsigned char *data = (const unsigned char *) d;
+  const unsigned char *data = (const unsigned char *)d;
   size_t steps = 0;
 
   for (size_t pc = 0; pc < len && steps < 100000; pc++, steps++)
@@ -152,7 +153,7 @@ bpf_run (const struct sock_filter *prog, size_t len, const struct seccomp_data *
               a = src < 32 ? a >> src : 0;
               break;
             case BPF_NEG:
-              a = (uint32_t) - (int32_t) a;
+              a = (uint32_t) - (int32_t)a;
               break;
             default:
               return RUN_ERROR;
@@ -241,7 +242,7 @@ describe (uint32_t ret)
     case SECCOMP_RET_ALLOW:
       return "ALLOW";
     case SECCOMP_RET_ERRNO:
-      snprintf (buf, sizeof (buf), "ERRNO(%s)", strerrorname_np ((int) (ret & SECCOMP_RET_DATA)));
+      snprintf (buf, sizeof (buf), "ERRNO(%s)", strerrorname_np ((int)(ret & SECCOMP_RET_DATA)));
       return buf;
     default:
       snprintf (buf, sizeof (buf), "0x%08x", ret);
@@ -251,29 +252,62 @@ describe (uint32_t ret)
 
 #define IS_KILL(r) ((r) == SECCOMP_RET_KILL_PROCESS)
 #define IS_ALLOW(r) ((r) == SECCOMP_RET_ALLOW)
-#define IS_ERRNO(r, e) ((r) == (SECCOMP_RET_ERRNO | (uint32_t) (e)))
+#define IS_ERRNO(r, e) ((r) == (SECCOMP_RET_ERRNO | (uint32_t)(e)))
 
 /* The intended personality rule: allowed iff the low 32 bits (what the
  * kernel reads) are PER_LINUX or the 0xffffffff query. */
 static int
 personality_allowed (uint64_t v)
 {
-  uint32_t low = (uint32_t) v;
+  uint32_t low = (uint32_t)v;
   return low == 0 || low == 0xffffffffu;
 }
 
 static const char *const kill_names[] = {
-  "mount",          "umount2",          "pivot_root",        "chroot",
-  "open_tree",      "move_mount",       "fsopen",            "fsconfig",
-  "fsmount",        "fspick",           "mount_setattr",     "unshare",
-  "setns",          "seccomp",          "bpf",               "keyctl",
-  "add_key",        "request_key",      "init_module",       "finit_module",
-  "delete_module",  "kexec_load",       "kexec_file_load",   "swapon",
-  "swapoff",        "reboot",           "acct",              "quotactl",
-  "quotactl_fd",    "perf_event_open",  "ptrace",            "process_vm_readv",
-  "process_vm_writev", "process_madvise", "pidfd_getfd",     "kcmp",
-  "userfaultfd",    "iopl",             "ioperm",            "name_to_handle_at",
-  "open_by_handle_at", "lookup_dcookie", "nfsservctl",       "uselib",
+  "mount",
+  "umount2",
+  "pivot_root",
+  "chroot",
+  "open_tree",
+  "move_mount",
+  "fsopen",
+  "fsconfig",
+  "fsmount",
+  "fspick",
+  "mount_setattr",
+  "unshare",
+  "setns",
+  "seccomp",
+  "bpf",
+  "keyctl",
+  "add_key",
+  "request_key",
+  "init_module",
+  "finit_module",
+  "delete_module",
+  "kexec_load",
+  "kexec_file_load",
+  "swapon",
+  "swapoff",
+  "reboot",
+  "acct",
+  "quotactl",
+  "quotactl_fd",
+  "perf_event_open",
+  "ptrace",
+  "process_vm_readv",
+  "process_vm_writev",
+  "process_madvise",
+  "pidfd_getfd",
+  "kcmp",
+  "userfaultfd",
+  "iopl",
+  "ioperm",
+  "name_to_handle_at",
+  "open_by_handle_at",
+  "lookup_dcookie",
+  "nfsservctl",
+  "uselib",
   "vhangup",
 };
 
@@ -283,8 +317,11 @@ main (void)
   rc_err_t err = NULL;
   uint32_t r;
 
-  ok (rc_seccomp_build (&prog, &err) == 0 && prog.len > 0 && prog.len <= BPF_MAXINSNS,
-      "build and export (%u instructions)", prog.len);
+  {
+    int built = rc_seccomp_build (&prog, &err);
+    ok (built == 0 && prog.len > 0 && prog.len <= BPF_MAXINSNS,
+        "build and export (%u instructions)", prog.len);
+  }
   if (err != NULL || prog.len == 0)
     {
       printf ("Bail out! %s\n", err ? rc_error_text (err) : "empty program");
@@ -298,11 +335,11 @@ main (void)
     struct stat st;
     int same = 0;
     if (ctx != NULL && fd >= 0 && seccomp_export_bpf (ctx, fd) == 0 && fstat (fd, &st) == 0
-        && (size_t) st.st_size == prog.len * sizeof (struct sock_filter))
+        && (size_t)st.st_size == prog.len * sizeof (struct sock_filter))
       {
-        struct sock_filter *copy = malloc ((size_t) st.st_size);
-        same = copy != NULL && pread (fd, copy, (size_t) st.st_size, 0) == st.st_size
-               && memcmp (copy, prog.insns, (size_t) st.st_size) == 0;
+        struct sock_filter *copy = malloc ((size_t)st.st_size);
+        same = copy != NULL && pread (fd, copy, (size_t)st.st_size, 0) == st.st_size
+               && memcmp (copy, prog.insns, (size_t)st.st_size) == 0;
         free (copy);
       }
     ok (same, "rc_seccomp_context_new has the same rules as the exported program");
@@ -326,8 +363,8 @@ main (void)
 
   /* Ordinary calls pass. */
   {
-    static const int allowed[] = { SYS_read,   SYS_write, SYS_openat, SYS_getpid, SYS_execve,
-                                   SYS_mmap,   SYS_exit_group, SYS_fork, SYS_wait4, SYS_prctl };
+    static const int allowed[] = { SYS_read, SYS_write,      SYS_openat, SYS_getpid, SYS_execve,
+                                   SYS_mmap, SYS_exit_group, SYS_fork,   SYS_wait4,  SYS_prctl };
     int all = 1;
     for (size_t i = 0; i < sizeof (allowed) / sizeof (allowed[0]); i++)
       all &= IS_ALLOW (native (allowed[i], 0, 0));
@@ -350,8 +387,8 @@ main (void)
       const char *name;
       uint64_t flag;
     } news[] = {
-      { "CLONE_NEWNS", CLONE_NEWNS },   { "CLONE_NEWCGROUP", CLONE_NEWCGROUP },
-      { "CLONE_NEWUTS", CLONE_NEWUTS }, { "CLONE_NEWIPC", CLONE_NEWIPC },
+      { "CLONE_NEWNS", CLONE_NEWNS },     { "CLONE_NEWCGROUP", CLONE_NEWCGROUP },
+      { "CLONE_NEWUTS", CLONE_NEWUTS },   { "CLONE_NEWIPC", CLONE_NEWIPC },
       { "CLONE_NEWUSER", CLONE_NEWUSER }, { "CLONE_NEWPID", CLONE_NEWPID },
       { "CLONE_NEWNET", CLONE_NEWNET },
     };
@@ -441,7 +478,7 @@ main (void)
           first_bad = v;
       }
     ok (bad == 0, "personality: 20000 sampled values decided as intended (%d wrong, first 0x%llx)",
-        bad, (unsigned long long) first_bad);
+        bad, (unsigned long long)first_bad);
   }
 
   /* Other ABIs: x32 numbers (bit 30) and i386 are killed, even getpid. */

@@ -1,0 +1,69 @@
+/* session_exec.h - running code inside a session (POST /execute and
+ * POST /sessions/{id}/execute): the languages of the sessions document,
+ * the job built for them, change detection around the run, and the
+ * multipart/mixed answer.
+ */
+#ifndef RUNCELL_FCGI_SESSION_EXEC_H
+#define RUNCELL_FCGI_SESSION_EXEC_H
+
+#include "core/job.h"
+#include "fcgi/app.h"
+#include "fcgi/session_config.h"
+#include "fcgi/session_path.h"
+#include "fcgi/sessions.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One language of the document: how its code is written, built (under
+ * /tmp, never in the session) and run with /sandbox as the working
+ * directory. */
+struct rc_session_lang
+{
+  const char *name;     /* "python", "cpp", ... as the request names it */
+  const char *file;     /* file name the code is written to under /tmp */
+  const char *commands; /* sh commands; $d is the private build directory */
+  const char *helper;   /* optional second file written to $d/helper.js */
+  const char *requires; /* program that must exist for the language to work */
+};
+
+/* NULL when the name is not one of the nine languages. */
+const struct rc_session_lang *rc_session_lang_find (const char *name, size_t len);
+
+/* A file to create in the session before the run. */
+struct rc_session_upload
+{
+  char path[RC_SESSION_PATH_MAX + 1];
+  struct rc_buf data;
+};
+
+struct rc_exec_request
+{
+  const struct rc_session_lang *lang;
+  struct rc_buf code;
+  struct rc_session_upload *uploads;
+  size_t n_uploads;
+};
+void rc_exec_request_free (struct rc_exec_request *er);
+
+/* Writes uploads into the session all-or-nothing: every file is staged
+ * first, and only when all fit are they published.  Returns 0, or an HTTP
+ * status (400, 413, 500) with res filled. */
+int rc_session_write_uploads (struct rc_session *s, const struct rc_session_config *sc,
+                              struct rc_session_upload *ups, size_t n,
+                              struct rc_http_response *res);
+
+/* Runs er in the locked session s and fills res with the multipart/mixed
+ * answer (or an error: 503 when no slot freed up in time, 500). */
+void rc_session_execute (struct rc_app *app, const struct rc_session_config *sc,
+                         struct rc_session *s, const struct rc_exec_request *er,
+                         struct rc_http_response *res);
+
+/* Like rc_app_run_job (fcgi/jobs.c), but waits up to wait_ms for a free
+ * slot and answers 503 after that; prepare(slot, ud) runs once the slot is
+ * claimed and before the job (< 0 aborts with a 500). */
+int rc_app_run_job_wait (struct rc_app *app, struct rc_job_spec *spec,
+                         struct rc_job_result *result, struct rc_http_response *res,
+                         uint64_t wait_ms, int (*prepare) (int slot, void *ud), void *ud);
+
+#endif

@@ -1,0 +1,4 @@
+long solution(long a, long b)
+{
+    return a + b;
+}

@@ -1,0 +1,5 @@
+package solution
+
+fun solution(a: Int, b: Int): Int {
+    return a + b
+}

@@ -1,0 +1,3 @@
+def solution(a, b)
+  a + b
+end

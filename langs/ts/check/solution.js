@@ -1,0 +1,3 @@
+const solution = (a: number, b: number): number => a + b;
+
+export default solution;

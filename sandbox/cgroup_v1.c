@@ -1,0 +1,398 @@
+/* cgroup_v1.c - slot cgroups on the v1 hierarchies (hybrid and legacy
+ * hosts, like the development and CI machines).
+ *
+ * Layout: in each of the memory, pids, cpuacct and cpu hierarchies,
+ *   <own cgroup in that hierarchy>/<name>/slot<N>
+ * where "own" comes from /proc/self/cgroup, so nothing is created outside
+ * the cgroup runcell was started in (here the memory cgroup is nested, e.g.
+ * /process_api/<id>, while pids and cpu sit at /).  Co-mounted hierarchies
+ * ("cpu,cpuacct") get one directory.  All four are required: memory and
+ * pids for the limits, cpuacct for the CPU clock, cpu so that slots compete
+ * as equal groups (cpu.shares 1024) instead of thread by thread.
+ *
+ * Per-slot knobs and why:
+ *   memory.limit_in_bytes        the job's memory limit;
+ *   memory.memsw.limit_in_bytes  set equal to it when swap accounting is on
+ *                                (no swap on top of the limit).  The kernel
+ *                                insists limit <= memsw at every moment, so
+ *                                lowering writes limit first and raising
+ *                                writes memsw first;
+ *   memory.swappiness 0          always; it is the only swap brake when
+ *                                memsw is absent (swapaccount=0);
+ *   memory.max_usage_in_bytes    the peak; writing 0 resets it per job;
+ *   memory.failcnt               reset per job (diagnostics);
+ *   memory.oom_control oom_kill  kills by the memcg OOM killer (4.13+); it
+ *                                cannot be reset, so a baseline is kept;
+ *   pids.max                     fork bombs;
+ *   cpuacct.usage                CPU nanoseconds; writing 0 resets it.
+ * There is no cgroup.kill on v1: kill_all loops over cgroup.procs (see
+ * rc_cg_kill_loop in cgroup.c).
+ */
+#include "config.h"
+
+#include "sandbox/cgroup_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const ctl_names[RC_CG1_COUNT] = {
+  [RC_CG1_MEMORY] = "memory",
+  [RC_CG1_PIDS] = "pids",
+  [RC_CG1_CPUACCT] = "cpuacct",
+  [RC_CG1_CPU] = "cpu",
+};
+
+struct v1_hier
+{
+  char *own; /* our cgroup's directory in this hierarchy */
+  char *mnt; /* the hierarchy's mount point */
+  int first; /* index of the first controller sharing this hierarchy */
+};
+
+static void
+hier_free (struct v1_hier *h)
+{
+  for (int i = 0; i < RC_CG1_COUNT; i++)
+    {
+      free (h[i].own);
+      free (h[i].mnt);
+      h[i].own = h[i].mnt = NULL;
+    }
+}
+
+/* Locates every required hierarchy; fails naming the first one missing. */
+static int
+hier_find (struct v1_hier *h, rc_err_t *err)
+{
+  memset (h, 0, sizeof (*h) * RC_CG1_COUNT);
+  for (int i = 0; i < RC_CG1_COUNT; i++)
+    {
+      if (rc_cg_own_dir (ctl_names[i], &h[i].own, &h[i].mnt, err) < 0)
+        {
+          hier_free (h);
+          return -1;
+        }
+      h[i].first = i;
+      for (int j = 0; j < i; j++)
+        if (strcmp (h[j].mnt, h[i].mnt) == 0)
+          {
+            h[i].first = j;
+            break;
+          }
+    }
+  return 0;
+}
+
+static int
+mkdir_ok (const char *path, rc_err_t *err)
+{
+  /* EEXIST: left by a previous run that died; reused, and the worker's
+   * kill_all before the first job empties it. */
+  if (mkdir (path, 0755) < 0 && errno != EEXIST)
+    return rc_error_sys (err, "cgroup: mkdir %s", path);
+  return 0;
+}
+
+static int
+format_limit (char *buf, size_t size, uint64_t value)
+{
+  if (value == 0)
+    return snprintf (buf, size, "-1");
+  return snprintf (buf, size, "%" PRIu64, value);
+}
+
+/* Knobs of one slot directory in hierarchy `first` (and whatever is
+ * co-mounted with it). */
+static int
+setup_slot_dir (const struct v1_hier *h, int first, const char *dir, uint64_t pids_max,
+                rc_err_t *err)
+{
+  char buf[32];
+
+  for (int c = 0; c < RC_CG1_COUNT; c++)
+    {
+      if (h[c].first != first)
+        continue;
+      switch ((enum rc_cg1_ctl)c)
+        {
+        case RC_CG1_MEMORY:
+          if (rc_cg_write_file (dir, "memory.swappiness", "0", err) < 0)
+            return -1;
+          break;
+        case RC_CG1_PIDS:
+          if (pids_max == 0)
+            snprintf (buf, sizeof (buf), "max");
+          else
+            snprintf (buf, sizeof (buf), "%" PRIu64, pids_max);
+          if (rc_cg_write_file (dir, "pids.max", buf, err) < 0)
+            return -1;
+          break;
+        case RC_CG1_CPU:
+          if (rc_cg_write_file (dir, "cpu.shares", "1024", err) < 0)
+            return -1;
+          break;
+        case RC_CG1_CPUACCT:
+        case RC_CG1_COUNT:
+          break;
+        }
+    }
+  return 0;
+}
+
+int
+rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err)
+{
+  struct v1_hier h[RC_CG1_COUNT];
+  int ret = -1;
+
+  if (hier_find (h, err) < 0)
+    return -1;
+  for (int i = 0; i < RC_CG1_COUNT; i++)
+    {
+      cleanup_free char *base = NULL;
+      if (h[i].first != i)
+        continue;
+      if (asprintf (&base, "%s/%s", h[i].own, name) < 0)
+        {
+          rc_error_sys (err, "cgroup: asprintf");
+          goto out;
+        }
+      if (mkdir_ok (base, err) < 0)
+        goto out;
+      if (h[RC_CG1_MEMORY].first == i)
+        {
+          /* Hierarchical accounting is forced on by 6.x kernels (writing
+           * it then fails or is a no-op); older ones need it so a slot's
+           * usage counts against our own cgroup's limit too. */
+          char val[8] = "";
+          if (rc_cg_write_file (base, "memory.use_hierarchy", "1", NULL) < 0
+              && (rc_cg_read_file (base, "memory.use_hierarchy", val, sizeof (val), err) < 0
+                  || val[0] != '1'))
+            {
+              if (err == NULL || *err == NULL)
+                rc_error_set (err, EINVAL, "cgroup: %s: memory.use_hierarchy is not 1", base);
+              goto out;
+            }
+        }
+      for (unsigned s = 0; s < n_slots; s++)
+        {
+          cleanup_free char *dir = NULL;
+          if (asprintf (&dir, "%s/slot%u", base, s) < 0)
+            {
+              rc_error_sys (err, "cgroup: asprintf");
+              goto out;
+            }
+          if (mkdir_ok (dir, err) < 0 || setup_slot_dir (h, i, dir, pids_max, err) < 0)
+            goto out;
+        }
+    }
+  ret = 0;
+out:
+  hier_free (h);
+  return ret;
+}
+
+void
+rc_cg1_teardown_tree (const char *name)
+{
+  struct v1_hier h[RC_CG1_COUNT];
+
+  if (hier_find (h, NULL) < 0)
+    return;
+  for (int i = 0; i < RC_CG1_COUNT; i++)
+    {
+      cleanup_free char *base = NULL;
+      DIR *d;
+      struct dirent *de;
+
+      if (h[i].first != i || asprintf (&base, "%s/%s", h[i].own, name) < 0)
+        continue;
+      d = opendir (base);
+      if (d == NULL)
+        continue;
+      /* Only directories we created live here (cgroupfs: no user files). */
+      while ((de = readdir (d)) != NULL)
+        {
+          cleanup_free char *dir = NULL;
+          if (de->d_type != DT_DIR || strcmp (de->d_name, ".") == 0
+              || strcmp (de->d_name, "..") == 0)
+            continue;
+          if (asprintf (&dir, "%s/%s", base, de->d_name) >= 0)
+            rc_cg_remove_dir (dir);
+        }
+      closedir (d);
+      rc_cg_remove_dir (base);
+    }
+  hier_free (h);
+}
+
+int
+rc_cg1_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err)
+{
+  struct v1_hier h[RC_CG1_COUNT];
+  int ret = -1;
+
+  if (hier_find (h, err) < 0)
+    return -1;
+  slot->n_procs = 0;
+  for (int i = 0; i < RC_CG1_COUNT; i++)
+    {
+      cleanup_free char *dir = NULL;
+      cleanup_close int dfd = -1;
+
+      if (h[i].first != i)
+        continue;
+      if (asprintf (&dir, "%s/%s/slot%u", h[i].own, name, slot->index) < 0)
+        {
+          rc_error_sys (err, "cgroup: asprintf");
+          goto out;
+        }
+      dfd = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (dfd < 0)
+        {
+          rc_error_sys (err, "cgroup: open slot %s", dir);
+          goto out;
+        }
+      /* Memory is hierarchy 0, so attach charges the memcg first. */
+      slot->dirs[slot->n_procs] = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      slot->procs[slot->n_procs] = rc_cg_open (dfd, dir, "cgroup.procs", O_WRONLY, err);
+      if (slot->dirs[slot->n_procs] < 0 || slot->procs[slot->n_procs] < 0)
+        {
+          if (err != NULL && *err == NULL)
+            rc_error_sys (err, "cgroup: open slot %s", dir);
+          slot->n_procs++;
+          goto out;
+        }
+      slot->n_procs++;
+      for (int c = 0; c < RC_CG1_COUNT; c++)
+        {
+          if (h[c].first != i)
+            continue;
+          switch ((enum rc_cg1_ctl)c)
+            {
+            case RC_CG1_MEMORY:
+              slot->path = strdup (dir);
+              if (slot->path == NULL)
+                {
+                  rc_error_sys (err, "cgroup: strdup");
+                  goto out;
+                }
+              if ((slot->v1_limit = rc_cg_open (dfd, dir, "memory.limit_in_bytes", O_WRONLY, err))
+                      < 0
+                  || (slot->v1_max_usage
+                      = rc_cg_open (dfd, dir, "memory.max_usage_in_bytes", O_RDWR, err))
+                         < 0
+                  || (slot->v1_failcnt = rc_cg_open (dfd, dir, "memory.failcnt", O_RDWR, err)) < 0
+                  || (slot->v1_oom = rc_cg_open (dfd, dir, "memory.oom_control", O_RDONLY, err))
+                         < 0)
+                goto out;
+              /* Absent when the kernel runs with swapaccount=0. */
+              slot->v1_memsw = openat (dfd, "memory.memsw.limit_in_bytes", O_WRONLY | O_CLOEXEC);
+              break;
+            case RC_CG1_PIDS:
+              if ((slot->v1_pids_max = rc_cg_open (dfd, dir, "pids.max", O_WRONLY, err)) < 0)
+                goto out;
+              break;
+            case RC_CG1_CPUACCT:
+              if ((slot->v1_cpu_usage = rc_cg_open (dfd, dir, "cpuacct.usage", O_RDWR, err)) < 0)
+                goto out;
+              break;
+            case RC_CG1_CPU:
+            case RC_CG1_COUNT:
+              break;
+            }
+        }
+    }
+  ret = 0;
+out:
+  hier_free (h);
+  return ret;
+}
+
+static int
+set_memory_limit (struct rc_cgroup_slot *slot, uint64_t memory_bytes, rc_err_t *err)
+{
+  char val[32];
+
+  format_limit (val, sizeof (val), memory_bytes);
+  if (pwrite (slot->v1_limit, val, strlen (val), 0) < 0)
+    {
+      /* EINVAL: raising above the current memsw limit; raise memsw first. */
+      if (errno != EINVAL || slot->v1_memsw < 0)
+        return rc_error_sys (err, "cgroup: write %s to memory.limit_in_bytes", val);
+      if (rc_cg_write_fd (slot->v1_memsw, val, "memory.memsw.limit_in_bytes", err) < 0
+          || rc_cg_write_fd (slot->v1_limit, val, "memory.limit_in_bytes", err) < 0)
+        return -1;
+    }
+  if (slot->v1_memsw >= 0
+      && rc_cg_write_fd (slot->v1_memsw, val, "memory.memsw.limit_in_bytes", err) < 0)
+    return -1;
+  return 0;
+}
+
+int
+rc_cg1_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pids_max,
+                rc_err_t *err)
+{
+  char val[32];
+  bool found;
+
+  if (set_memory_limit (slot, memory_bytes, err) < 0)
+    goto fail;
+  if (pids_max == 0)
+    snprintf (val, sizeof (val), "max");
+  else
+    snprintf (val, sizeof (val), "%" PRIu64, pids_max);
+  if (rc_cg_write_fd (slot->v1_pids_max, val, "pids.max", err) < 0
+      || rc_cg_write_fd (slot->v1_max_usage, "0", "memory.max_usage_in_bytes", err) < 0
+      || rc_cg_write_fd (slot->v1_failcnt, "0", "memory.failcnt", err) < 0
+      || rc_cg_write_fd (slot->v1_cpu_usage, "0", "cpuacct.usage", err) < 0
+      || rc_cg_read_key_fd (slot->v1_oom, "oom_kill", &slot->oom_base, &found, "memory.oom_control",
+                            err)
+             < 0)
+    goto fail;
+  if (!found)
+    slot->oom_base = 0;
+  return 0;
+fail:
+  return rc_error_wrap (err, "slot%u", slot->index);
+}
+
+int
+rc_cg1_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us, rc_err_t *err)
+{
+  uint64_t ns;
+
+  if (rc_cg_read_u64_fd (slot->v1_cpu_usage, &ns, "cpuacct.usage", err) < 0)
+    return -1;
+  *usage_us = ns / 1000;
+  return 0;
+}
+
+int
+rc_cg1_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
+{
+  return rc_cg_read_u64_fd (slot->v1_max_usage, bytes, "memory.max_usage_in_bytes", err);
+}
+
+int
+rc_cg1_oom_kills (struct rc_cgroup_slot *slot, uint64_t *count, rc_err_t *err)
+{
+  uint64_t now;
+  bool found;
+
+  if (rc_cg_read_key_fd (slot->v1_oom, "oom_kill", &now, &found, "memory.oom_control", err) < 0)
+    return -1;
+  if (!found)
+    return rc_error_set (err, ENOTSUP,
+                         "cgroup: memory.oom_control has no oom_kill (kernel < 4.13)");
+  *count = now >= slot->oom_base ? now - slot->oom_base : 0;
+  return 0;
+}

@@ -1,0 +1,216 @@
+/* hostcheck.c - `runcell --check-host`: can this machine run the sandbox?
+ *
+ * Each probe prints one line "ok|MISSING|warn  <what>: <detail>" and the
+ * verdict is the last line.  Probes are side-effect free: syscalls are
+ * called with arguments that make an implemented call fail with EBADF or
+ * EINVAL, so only ENOSYS means "missing".  Only what the sandbox cannot do
+ * without makes the check fail; the rest are warnings (a fallback exists or
+ * it is defence in depth).
+ */
+#include "config.h"
+
+#include "sandbox/sandbox_internal.h"
+#include "sandbox/syscalls.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+struct check_state
+{
+  int missing;
+  int warnings;
+};
+
+static void report (struct check_state *s, int level, const char *what, const char *fmt, ...)
+    __attribute__ ((format (printf, 4, 5)));
+
+/* level: 0 ok, 1 warning, 2 missing */
+static void
+report (struct check_state *s, int level, const char *what, const char *fmt, ...)
+{
+  static const char *const tags[] = { "ok     ", "warn   ", "MISSING" };
+  va_list ap;
+  printf ("%s %s: ", tags[level], what);
+  va_start (ap, fmt);
+  vprintf (fmt, ap);
+  va_end (ap);
+  putchar ('\n');
+  if (level == 1)
+    s->warnings++;
+  else if (level == 2)
+    s->missing++;
+}
+
+static bool
+fs_supported (const char *name)
+{
+  FILE *f = fopen ("/proc/filesystems", "re");
+  char line[256];
+  bool found = false;
+  if (f == NULL)
+    return false;
+  while (!found && fgets (line, sizeof line, f))
+    {
+      char *p = strrchr (line, '\t');
+      p = p ? p + 1 : line;
+      p[strcspn (p, "\n")] = '\0';
+      found = strcmp (p, name) == 0;
+    }
+  fclose (f);
+  return found;
+}
+
+static int
+read_small (const char *path, char *buf, size_t size)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  ssize_t k;
+  if (fd < 0)
+    return -1;
+  k = read (fd, buf, size - 1);
+  close (fd);
+  if (k < 0)
+    return -1;
+  buf[k] = '\0';
+  buf[strcspn (buf, "\n")] = '\0';
+  return 0;
+}
+
+static void
+check_kernel (struct check_state *s)
+{
+  struct utsname u;
+  int major = 0, minor = 0;
+  if (uname (&u) < 0 || sscanf (u.release, "%d.%d", &major, &minor) != 2)
+    {
+      report (s, 2, "kernel", "cannot read the version");
+      return;
+    }
+  /* 5.12: mount_setattr; 5.7: clone3 with CLONE_INTO_CGROUP. */
+  report (s, major > 5 || (major == 5 && minor >= 12) ? 0 : 1, "kernel", "%s (want >= 5.12)",
+          u.release);
+}
+
+static void
+check_cgroup (struct check_state *s)
+{
+  enum rc_cgroup_mode mode = RC_CGROUP_UNKNOWN;
+  rc_err_t err = NULL;
+  char buf[512];
+  if (rc_cgroup_detect_mode (&mode, &err) < 0)
+    {
+      report (s, 2, "cgroup", "%s", rc_error_text (err));
+      rc_error_free (&err);
+      return;
+    }
+  report (s, 0, "cgroup mode", "%s", rc_cgroup_mode_name (mode));
+  if (mode == RC_CGROUP_UNIFIED)
+    {
+      if (read_small ("/sys/fs/cgroup/cgroup.controllers", buf, sizeof buf) < 0)
+        report (s, 2, "cgroup controllers", "cannot read /sys/fs/cgroup/cgroup.controllers");
+      else
+        report (s, strstr (buf, "memory") && strstr (buf, "pids") ? 0 : 2, "cgroup controllers",
+                "%s (need memory, pids)", buf);
+      return;
+    }
+  {
+    static const char *const need[] = { "memory", "pids", "cpuacct" };
+    size_t i;
+    for (i = 0; i < sizeof need / sizeof need[0]; i++)
+      {
+        char path[64];
+        snprintf (path, sizeof path, "/sys/fs/cgroup/%s/cgroup.procs", need[i]);
+        report (s, access (path, F_OK) == 0 ? 0 : 2, "cgroup v1 controller", "%s", need[i]);
+      }
+  }
+}
+
+static void
+check_syscalls (struct check_state *s)
+{
+  struct rc_mount_attr attr = { 0 };
+  struct rc_clone_args args = { 0 };
+  int r;
+
+  r = rc_mount_setattr (-1, "", 0, &attr);
+  report (s, r < 0 && errno == ENOSYS ? 1 : 0, "mount_setattr",
+          r < 0 && errno == ENOSYS ? "missing (falls back to remounting each mount)" : "present");
+  /* An invalid exit signal makes an implemented clone3 fail with EINVAL
+   * before anything is created. */
+  args.exit_signal = 0xffff;
+  r = rc_clone3 (&args);
+  if (r == 0)
+    _exit (0); /* cannot happen; never run our code twice */
+  report (s, r < 0 && errno == ENOSYS ? 1 : 0, "clone3",
+          r < 0 && errno == ENOSYS ? "missing (falls back to clone + cgroup attach)" : "present");
+  r = rc_close_range (~0U, 0, 0);
+  report (s, r < 0 && errno == ENOSYS ? 1 : 0, "close_range",
+          r < 0 && errno == ENOSYS ? "missing (falls back to a close loop)" : "present");
+  r = rc_pidfd_open (-1, 0);
+  report (s, r < 0 && errno == ENOSYS ? 1 : 0, "pidfd_open",
+          r < 0 && errno == ENOSYS ? "missing (unsandboxed mode polls)" : "present");
+}
+
+static void
+check_seccomp (struct check_state *s)
+{
+  unsigned int action = SECCOMP_RET_KILL_PROCESS;
+  int r = prctl (PR_GET_SECCOMP, 0, 0, 0, 0);
+  if (r < 0)
+    report (s, 2, "seccomp", "prctl(PR_GET_SECCOMP) failed: %s", strerror (errno));
+  else if (r != 0)
+    report (s, 1, "seccomp", "runcell itself runs under a seccomp filter (mode %d)", r);
+  else
+    report (s, 0, "seccomp", "available, runcell not filtered");
+  r = (int)syscall (SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action);
+  report (s, r == 0 ? 0 : 2, "seccomp KILL_PROCESS", r == 0 ? "available" : "not available");
+}
+
+static void
+check_userns (struct check_state *s)
+{
+  char buf[64];
+  if (read_small ("/proc/sys/user/max_user_namespaces", buf, sizeof buf) == 0)
+    report (s, strcmp (buf, "0") == 0 ? 0 : 1, "user namespaces",
+            "user.max_user_namespaces=%s (the seccomp filter blocks them; 0 closes them for good)",
+            buf);
+  if (read_small ("/proc/sys/kernel/unprivileged_userns_clone", buf, sizeof buf) == 0)
+    report (s, strcmp (buf, "0") == 0 ? 0 : 1, "user namespaces",
+            "kernel.unprivileged_userns_clone=%s", buf);
+  if (read_small ("/proc/sys/dev/tty/legacy_tiocsti", buf, sizeof buf) == 0)
+    report (s, strcmp (buf, "0") == 0 ? 0 : 1, "tty", "dev.tty.legacy_tiocsti=%s", buf);
+  /* A piped core_pattern runs its helper as host root even for a job with
+   * RLIMIT_CORE 0 (the kernel ignores the limit for pipes). */
+  if (read_small ("/proc/sys/kernel/core_pattern", buf, sizeof buf) == 0)
+    report (s, buf[0] == '|' ? 1 : 0, "core dumps", "kernel.core_pattern=%s%s", buf,
+            buf[0] == '|' ? " (a helper runs for every crashing job)" : "");
+}
+
+int
+rc_sandbox_check_host (const struct rc_config *cfg, bool verbose)
+{
+  struct check_state s = { 0, 0 };
+  (void)verbose;
+  report (&s, geteuid () == 0 ? 0 : 2, "root", "euid %ld", (long)geteuid ());
+  check_kernel (&s);
+  check_cgroup (&s);
+  report (&s, fs_supported ("overlay") ? 0 : 2, "overlayfs",
+          fs_supported ("overlay") ? "in /proc/filesystems" : "not in /proc/filesystems");
+  report (&s, fs_supported ("tmpfs") ? 0 : 2, "tmpfs", "%s",
+          fs_supported ("tmpfs") ? "available" : "missing");
+  check_syscalls (&s);
+  check_seccomp (&s);
+  check_userns (&s);
+  if (cfg && !cfg->sandbox)
+    report (&s, 1, "RUN_SANDBOX", "off: jobs would run unsandboxed (unsafe)");
+  printf ("%s: %d missing, %d warnings\n", s.missing ? "UNSAFE" : "OK", s.missing, s.warnings);
+  fflush (stdout);
+  return s.missing ? 1 : 0;
+}

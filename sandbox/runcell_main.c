@@ -1,0 +1,464 @@
+/* runcell_main.c - the `runcell` command: the sandbox without HTTP.
+ *
+ *   runcell --check-host
+ *   runcell exec [--slot N] [--lang SLUG] [--template DIR] [--timeout 2s]
+ *                [--cpu 1s] [--idle 5s] [--memory 256m] [--pids N]
+ *                [--tmp-size 64m] [--output-max 1m] [--file NAME=PATH]...
+ *                [--stdin PATH] [--result-json FILE] [--repeat N]
+ *                [--] CMD ARGS...
+ *
+ * `exec` does what the service does for one job, in-process: host setup
+ * with a cgroup subtree of its own ("runcell-exec-<pid>", so it can run next
+ * to the service), one job in the slot's sandbox, teardown.  The program's
+ * stdout and stderr are copied to ours, our exit code is the program's
+ * (128+signal when killed), and a one-line JSON summary goes to stderr or
+ * to --result-json.  With --repeat N the job runs N times in this process
+ * and the median per-job time is printed: the cost of one sandboxed job
+ * without process start and host setup.  It is the entry point of the
+ * isolation tests and the benchmarks.
+ */
+#include "config.h"
+
+#include "core/config.h"
+#include "core/lang.h"
+#include "core/log.h"
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct exec_opts
+{
+  int slot;
+  const char *lang;
+  const char *template_dir;
+  const char *stdin_path;
+  const char *result_json;
+  uint64_t repeat;
+  struct rc_limits limits;
+  uint64_t tmp_bytes;
+  bool memory_set;
+  bool output_set; /* --output-max given (0 = no cap) */
+  struct rc_file files[64];
+  size_t n_files;
+  char **argv;
+};
+
+static void
+usage (FILE *f)
+{
+  fputs ("usage: runcell --check-host\n"
+         "       runcell exec [--slot N] [--lang SLUG] [--template DIR] [--timeout DUR]\n"
+         "                    [--cpu DUR] [--idle DUR] [--memory SIZE] [--pids N]\n"
+         "                    [--tmp-size SIZE] [--output-max SIZE] [--file NAME=PATH]...\n"
+         "                    [--stdin PATH] [--result-json FILE] [--repeat N] [--] CMD ARGS...\n",
+         f);
+}
+
+static const char *
+env_get (const char *name, void *ud)
+{
+  (void)ud;
+  return getenv (name);
+}
+
+static int
+read_whole (const char *path, char **data, size_t *len)
+{
+  FILE *f = fopen (path, "rbe");
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+  if (f == NULL)
+    return -1;
+  for (;;)
+    {
+      size_t k;
+      if (n == cap)
+        {
+          char *p = realloc (buf, cap ? cap * 2 : 65536);
+          if (p == NULL)
+            {
+              free (buf);
+              fclose (f);
+              return -1;
+            }
+          buf = p;
+          cap = cap ? cap * 2 : 65536;
+        }
+      k = fread (buf + n, 1, cap - n, f);
+      n += k;
+      if (k == 0)
+        break;
+    }
+  fclose (f);
+  *data = buf;
+  *len = n;
+  return 0;
+}
+
+static int
+parse_exec (int argc, char **argv, struct exec_opts *o)
+{
+  int i;
+  for (i = 0; i < argc; i++)
+    {
+      const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+      uint64_t n;
+      if (strcmp (a, "--") == 0)
+        {
+          i++;
+          break;
+        }
+      if (a[0] != '-')
+        break;
+      if (v == NULL)
+        {
+          fprintf (stderr, "runcell: %s needs a value\n", a);
+          return -1;
+        }
+      i++;
+      if (strcmp (a, "--slot") == 0 && rc_parse_u64 (v, &n) == 0 && n < 100000)
+        o->slot = (int)n;
+      else if (strcmp (a, "--lang") == 0)
+        o->lang = v;
+      else if (strcmp (a, "--template") == 0)
+        o->template_dir = v;
+      else if (strcmp (a, "--timeout") == 0 && rc_parse_duration_ms (v, &n) == 0)
+        o->limits.wall_ms = n;
+      else if (strcmp (a, "--cpu") == 0 && rc_parse_duration_ms (v, &n) == 0)
+        o->limits.cpu_ms = n;
+      else if (strcmp (a, "--idle") == 0 && rc_parse_duration_ms (v, &n) == 0)
+        o->limits.idle_ms = n;
+      else if (strcmp (a, "--memory") == 0 && rc_parse_size (v, &n) == 0)
+        {
+          o->limits.memory_bytes = n;
+          o->memory_set = true;
+        }
+      else if (strcmp (a, "--pids") == 0 && rc_parse_u64 (v, &n) == 0)
+        o->limits.pids = n;
+      else if (strcmp (a, "--tmp-size") == 0 && rc_parse_size (v, &n) == 0)
+        o->tmp_bytes = n;
+      else if (strcmp (a, "--output-max") == 0
+               && (strcmp (v, "0") == 0 || rc_parse_size (v, &n) == 0))
+        {
+          o->limits.stream_bytes = strcmp (v, "0") == 0 ? 0 : n;
+          o->output_set = true;
+        }
+      else if (strcmp (a, "--stdin") == 0)
+        o->stdin_path = v;
+      else if (strcmp (a, "--result-json") == 0)
+        o->result_json = v;
+      else if (strcmp (a, "--repeat") == 0 && rc_parse_u64 (v, &n) == 0 && n >= 1 && n <= 1000000)
+        o->repeat = n;
+      else if (strcmp (a, "--file") == 0 && strchr (v, '=') && o->n_files < 64)
+        {
+          struct rc_file *f = &o->files[o->n_files++];
+          const char *eq = strchr (v, '=');
+          char *data = NULL;
+          size_t len = 0;
+          struct stat st;
+          f->path = strndup (v, (size_t)(eq - v));
+          if (f->path == NULL || read_whole (eq + 1, &data, &len) < 0)
+            {
+              fprintf (stderr, "runcell: --file %s: %s\n", v, strerror (errno));
+              return -1;
+            }
+          f->data = data;
+          f->len = len;
+          f->mode = stat (eq + 1, &st) == 0 && (st.st_mode & 0111) ? 0755 : 0644;
+        }
+      else
+        {
+          fprintf (stderr, "runcell: bad option or value: %s %s\n", a, v);
+          return -1;
+        }
+    }
+  o->argv = argv + i;
+  return 0;
+}
+
+static void
+json_str (FILE *f, const char *s)
+{
+  fputc ('"', f);
+  for (; s && *s; s++)
+    {
+      unsigned char c = (unsigned char)*s;
+      if (c == '"' || c == '\\')
+        fprintf (f, "\\%c", c);
+      else if (c < 0x20)
+        fprintf (f, "\\u%04x", c);
+      else
+        fputc (c, f);
+    }
+  fputc ('"', f);
+}
+
+static void
+print_summary (FILE *f, const struct rc_job_result *res, int code)
+{
+  size_t i;
+  fprintf (f, "{\"exit_code\":%d,\"setup_us\":%llu,\"steps\":[", code,
+           (unsigned long long)res->setup_us);
+  for (i = 0; i < res->n_steps; i++)
+    {
+      const struct rc_step_result *r = &res->steps[i];
+      const char *limit = rc_limit_name (r->limit);
+      fprintf (f, "%s{\"ran\":%s,\"exit_code\":%d,\"signal\":%d,\"limit\":", i ? "," : "",
+               r->ran ? "true" : "false", r->exited ? r->exit_code : -1, r->term_signal);
+      if (limit)
+        json_str (f, limit);
+      else
+        fputs ("null", f);
+      fprintf (f,
+               ",\"timed_out\":%s,\"idle_timed_out\":%s,\"oom_killed\":%s,\"truncated\":%s,"
+               "\"output_overflow\":%s,\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,"
+               "\"stdout_bytes\":%zu,\"stderr_bytes\":%zu}",
+               r->timed_out ? "true" : "false", r->idle_timed_out ? "true" : "false",
+               r->oom_killed ? "true" : "false", r->truncated ? "true" : "false",
+               r->output_overflow ? "true" : "false", (unsigned long long)r->wall_ms,
+               (unsigned long long)r->cpu_ms, (unsigned long long)r->memory_peak_kb, r->out.len,
+               r->err.len);
+    }
+  fputs ("]}\n", f);
+}
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static uint64_t
+now_us (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int
+cmd_exec (int argc, char **argv)
+{
+  struct exec_opts o = { .repeat = 1 };
+  struct rc_config cfg;
+  struct rc_lang_table langs = { 0 };
+  const struct rc_lang *lang = NULL;
+  struct rc_sandbox *sb = NULL;
+  enum rc_sandbox_mode mode;
+  struct rc_job_spec spec = { 0 };
+  struct rc_step step = { 0 };
+  struct rc_job_result res = { 0 };
+  const char *sh_argv[] = { "/bin/sh", "-c", NULL, NULL };
+  char cgname[64], **env = NULL, *stdin_data = NULL;
+  size_t stdin_len = 0;
+  uint64_t *times = NULL;
+  rc_err_t err = NULL;
+  int code = 125;
+  bool teardown = false;
+
+  memset (&cfg, 0, sizeof cfg);
+  if (parse_exec (argc, argv, &o) < 0)
+    {
+      usage (stderr);
+      return 125;
+    }
+  if (rc_config_load_env (&cfg, &err) < 0)
+    goto fail;
+  /* A cgroup subtree of our own: runs beside the service and the other
+   * tests without touching their slots. */
+  snprintf (cgname, sizeof cgname, "runcell-exec-%ld", (long)getpid ());
+  free (cfg.cgroup_name);
+  cfg.cgroup_name = strdup (cgname);
+  /* Only the slots up to ours: fewer cgroups to create and remove. */
+  cfg.concurrency = (unsigned)o.slot + 1;
+  if (o.lang)
+    {
+      if (rc_lang_table_load (&langs, &cfg, env_get, NULL, &err) < 0)
+        goto fail;
+      lang = rc_lang_find (&langs, o.lang);
+      if (lang == NULL)
+        {
+          fprintf (stderr, "runcell: unknown language '%s'\n", o.lang);
+          goto out;
+        }
+    }
+  if (o.argv[0] == NULL && lang == NULL)
+    {
+      usage (stderr);
+      goto out;
+    }
+  if (o.stdin_path && read_whole (o.stdin_path, &stdin_data, &stdin_len) < 0)
+    {
+      fprintf (stderr, "runcell: --stdin %s: %s\n", o.stdin_path, strerror (errno));
+      goto out;
+    }
+
+  env = rc_job_env_build (&cfg, lang);
+  if (env == NULL)
+    {
+      fprintf (stderr, "runcell: out of memory\n");
+      goto out;
+    }
+  if (lang)
+    {
+      /* The language's defaults, then what the command line says. */
+      struct rc_limits l = lang->default_limits;
+      if (o.limits.wall_ms)
+        l.wall_ms = o.limits.wall_ms;
+      if (o.limits.cpu_ms)
+        l.cpu_ms = o.limits.cpu_ms;
+      if (o.limits.idle_ms)
+        l.idle_ms = o.limits.idle_ms;
+      if (o.memory_set)
+        l.memory_bytes = o.limits.memory_bytes;
+      else if (lang->memory_max)
+        l.memory_bytes = lang->memory_max;
+      if (o.limits.pids)
+        l.pids = o.limits.pids;
+      if (o.output_set)
+        l.stream_bytes = o.limits.stream_bytes;
+      o.limits = l;
+      if (o.tmp_bytes == 0)
+        o.tmp_bytes = lang->tmp_size;
+      if (o.template_dir == NULL)
+        o.template_dir = lang->dir;
+      spec.overlay_paths = (const char *const *)lang->overlay_paths;
+      spec.n_overlay_paths = lang->n_overlay_paths;
+    }
+  if (o.limits.wall_ms == 0)
+    o.limits.wall_ms = cfg.timeout_default_ms ? cfg.timeout_default_ms : 30000;
+  if (!o.output_set && o.limits.stream_bytes == 0)
+    o.limits.stream_bytes = cfg.output_max;
+  if (o.limits.rlimit_as == 0)
+    o.limits.rlimit_as = cfg.memory_max;
+  if (o.tmp_bytes == 0)
+    o.tmp_bytes = cfg.sandbox_tmp_size;
+
+  if (o.argv[0])
+    step.argv = (const char *const *)o.argv;
+  else
+    {
+      sh_argv[2] = lang->command;
+      step.argv = sh_argv;
+    }
+  step.stdin_data = stdin_data;
+  step.stdin_len = stdin_len;
+  step.limits = o.limits;
+  spec.slot = o.slot;
+  spec.workspace = RC_WORKSPACE_TEMPLATE;
+  spec.template_dir = o.template_dir;
+  spec.files = o.files;
+  spec.n_files = o.n_files;
+  spec.steps = &step;
+  spec.n_steps = 1;
+  spec.envp = (const char *const *)env;
+  spec.tmp_bytes = o.tmp_bytes;
+
+  if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0)
+    {
+      teardown = true;
+      goto fail;
+    }
+  teardown = true;
+  if (rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
+    goto fail;
+
+  times = calloc (o.repeat, sizeof (*times));
+  if (times == NULL)
+    goto out;
+  for (uint64_t i = 0; i < o.repeat; i++)
+    {
+      uint64_t t = now_us ();
+      rc_job_result_free (&res);
+      if (rc_sandbox_run (sb, &spec, &res, &err) < 0)
+        goto fail;
+      if (rc_sandbox_slot_clean (sb, o.slot, &err) < 0)
+        goto fail;
+      times[i] = now_us () - t;
+    }
+
+  {
+    const struct rc_step_result *r = &res.steps[0];
+    FILE *jf = stderr;
+    if (r->out.len)
+      fwrite (r->out.data, 1, r->out.len, stdout);
+    fflush (stdout);
+    if (r->err.len)
+      fwrite (r->err.data, 1, r->err.len, stderr);
+    code = r->exited ? r->exit_code : 128 + r->term_signal;
+    if (o.result_json && (jf = fopen (o.result_json, "we")) == NULL)
+      {
+        fprintf (stderr, "runcell: --result-json %s: %s\n", o.result_json, strerror (errno));
+        jf = stderr;
+      }
+    print_summary (jf, &res, code);
+    if (jf != stderr)
+      fclose (jf);
+    if (o.repeat > 1)
+      {
+        qsort (times, o.repeat, sizeof (*times), cmp_u64);
+        fprintf (stderr, "runcell: %llu jobs, median %.3f ms per job (min %.3f, max %.3f)\n",
+                 (unsigned long long)o.repeat, (double)times[o.repeat / 2] / 1000.0,
+                 (double)times[0] / 1000.0, (double)times[o.repeat - 1] / 1000.0);
+      }
+  }
+  goto out;
+
+fail:
+  fprintf (stderr, "runcell: %s\n", rc_error_text (err));
+  code = 125;
+out:
+  rc_error_free (&err);
+  rc_job_result_free (&res);
+  rc_sandbox_close (sb);
+  if (teardown)
+    rc_sandbox_host_teardown (&cfg);
+  rc_lang_table_free (&langs);
+  rc_strv_free (env);
+  free (stdin_data);
+  free (times);
+  for (size_t i = 0; i < o.n_files; i++)
+    {
+      free ((char *)o.files[i].path);
+      free ((char *)o.files[i].data);
+    }
+  rc_config_free (&cfg);
+  return code;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc >= 2 && strcmp (argv[1], "--check-host") == 0)
+    {
+      struct rc_config cfg;
+      rc_err_t err = NULL;
+      memset (&cfg, 0, sizeof cfg);
+      if (rc_config_load_env (&cfg, &err) < 0)
+        {
+          fprintf (stderr, "runcell: %s\n", rc_error_text (err));
+          rc_error_free (&err);
+          return 2;
+        }
+      int r = rc_sandbox_check_host (&cfg, argc > 2 && strcmp (argv[2], "-v") == 0);
+      rc_config_free (&cfg);
+      return r;
+    }
+  if (argc >= 2 && strcmp (argv[1], "exec") == 0)
+    return cmd_exec (argc - 2, argv + 2);
+  if (argc >= 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
+    {
+      usage (stdout);
+      return 0;
+    }
+  usage (stderr);
+  return 2;
+}

@@ -1,0 +1,418 @@
+/* sandbox.c - the sandbox library's life cycle: host setup, per-worker
+ * state, dispatch of a job to the isolated or unsandboxed implementation,
+ * and slot hygiene.
+ *
+ * THEORY OF OPERATION (isolated mode)
+ *
+ * Processes, per job:
+ *
+ *   worker (root, host namespaces; owns slot N: uid BASE+N, cgroup slotN)
+ *    └─ init (pid 1 of a new pid namespace; root; new mount, ipc and uts
+ *       │     namespaces from the clone; joins the slot's pre-made network
+ *       │     namespace (only lo) with setns; in the slot cgroup from birth
+ *       │     on v2, moved there by the worker before it proceeds on v1;
+ *       │     then unshares its cgroup namespace, rooted at the slot)
+ *       └─ user program, one per step (uid/gid BASE+N, no supplementary
+ *          groups, no capabilities, no_new_privs, rlimits, seccomp; never
+ *          pid 1, its own session without a controlling tty)
+ *
+ * Who is root: the worker and the init.  The init stays root only to build
+ * the mount view, vfork each step's child and wait for it; it runs no code
+ * of the job and is invisible to the job (/proc is mounted hidepid=2 and the
+ * job runs as another uid).
+ *
+ * Channels:
+ *   - control socket (SOCK_SEQPACKET pair, CLOEXEC, worker <-> init):
+ *       worker -> init  ATTACHED (v1: you are in the slot cgroups now),
+ *                       GO step (step 0 is sent right after the clone, so
+ *                       the init runs it as soon as the view is built)
+ *       init -> worker  READY (view built), STARTED step (exec'd),
+ *                       EXITED step + wait status,
+ *                       FAIL "sandbox: <step> errno=N" (setup failed, no
+ *                       user code ran; the worker returns it as the error)
+ *     The init exits when the socket reaches EOF; its death makes the kernel
+ *     kill everything left in the pid namespace.
+ *   - error pipe (CLOEXEC, init <- user child, one per step): the child
+ *     writes "sandbox: <step> errno=N" if privilege drop, rlimits, stdio or
+ *     seccomp fail; EOF means execve succeeded.
+ *   - per step: stdin pipe (only when the step has input; otherwise the
+ *     child opens the sandbox's /dev/null, so fd 0 of the worker, the
+ *     FastCGI listen socket, can never reach the job), stdout and stderr
+ *     pipes.  All are created by the worker before the clone; the init
+ *     closes the worker's ends at once and the child's ends as soon as it
+ *     has forked that step, so EOF works.
+ *
+ * The worker supervises (supervise.c): it writes stdin non-blocking, reads
+ * output under the caps, runs the wall, idle and CPU clocks (CPU from the
+ * slot cgroup) and, when one fires, SIGKILLs the init (tearing down the pid
+ * namespace) and kills the slot cgroup.  After the job the init is killed
+ * and reaped, and rc_sandbox_slot_clean verifies the cgroup is empty and no
+ * process of the slot uid is left before the slot is used again.  The host
+ * mount table never changes: every mount lived in the job's namespace.
+ *
+ * Host setup (master, once): the cgroup subtree and slots (cgroup.c), the
+ * root-only state dir (skeleton cache), one network namespace per slot
+ * (kept by fds the workers inherit; no mount), and the empty directory
+ * /sandbox, which must exist on the host as the mount point of every job's
+ * workspace.  docs/sandbox.md has the mount view and the measurements.
+ */
+#include "config.h"
+
+#include "core/log.h"
+#include "sandbox/sandbox_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t
+rc_now_us (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* mkdir -p of one level with an exact mode, refusing a symlink or a
+ * directory someone else owns. */
+static int
+ensure_root_dir (const char *path, mode_t mode, rc_err_t *err)
+{
+  struct stat st;
+  if (mkdir (path, mode) < 0 && errno != EEXIST)
+    return rc_error_sys (err, "mkdir %s", path);
+  if (lstat (path, &st) < 0)
+    return rc_error_sys (err, "stat %s", path);
+  if (!S_ISDIR (st.st_mode) || st.st_uid != 0)
+    return rc_error_set (err, EPERM, "%s: not a directory owned by root", path);
+  if ((st.st_mode & 07777) != mode && chmod (path, mode) < 0)
+    return rc_error_sys (err, "chmod %s", path);
+  return 0;
+}
+
+static int
+ensure_parents (const char *path, rc_err_t *err)
+{
+  char buf[4096];
+  char *p;
+  if (strlen (path) >= sizeof buf)
+    return rc_error_set (err, ENAMETOOLONG, "state dir too long");
+  strcpy (buf, path);
+  for (p = buf + 1; (p = strchr (p, '/')) != NULL; p++)
+    {
+      *p = '\0';
+      if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+        return rc_error_sys (err, "mkdir %s", buf);
+      *p = '/';
+    }
+  return 0;
+}
+
+/* A network namespace with only lo (up), kept alive by the returned fd.
+ * Made by stepping the worker into a fresh namespace and straight back:
+ * no helper process, four system calls.  Sockets the worker already has
+ * keep their own namespace either way. */
+static int
+netns_create (int *out, rc_err_t *err)
+{
+  int orig = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), fd = -1, saved = 0;
+  if (orig < 0)
+    return rc_error_sys (err, "sandbox: netns errno=%d: open /proc/self/ns/net", errno);
+  if (unshare (CLONE_NEWNET) < 0)
+    {
+      saved = errno;
+      close (orig);
+      errno = saved;
+      return rc_error_sys (err, "sandbox: netns errno=%d: unshare", errno);
+    }
+  fd = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || rc_net_lo_up () < 0)
+    saved = errno ? errno : EIO;
+  if (setns (orig, CLONE_NEWNET) < 0)
+    {
+      /* Stuck in the empty namespace: the worker must not go on. */
+      saved = errno;
+      close (orig);
+      if (fd >= 0)
+        close (fd);
+      errno = saved;
+      return rc_error_sys (err, "sandbox: netns errno=%d: setns back", errno);
+    }
+  close (orig);
+  if (saved)
+    {
+      if (fd >= 0)
+        close (fd);
+      errno = saved;
+      return rc_error_sys (err, "sandbox: netns errno=%d", errno);
+    }
+  *out = fd;
+  return 0;
+}
+
+/* The slots' network namespaces, made once by the master in host setup and
+ * inherited by every worker it forks (a worker dups them in
+ * rc_sandbox_open).  One per slot, not per worker: a slot runs one job at
+ * a time whichever worker holds it.  Process-wide because host setup has
+ * nowhere else to keep them; a worker whose master did not make them
+ * creates its own lazily. */
+static int *host_netns;
+static unsigned host_netns_n;
+
+static void
+host_netns_close (void)
+{
+  for (unsigned i = 0; i < host_netns_n; i++)
+    if (host_netns[i] >= 0)
+      close (host_netns[i]);
+  free (host_netns);
+  host_netns = NULL;
+  host_netns_n = 0;
+}
+
+int
+rc_sandbox_host_setup (const struct rc_config *cfg, enum rc_sandbox_mode *mode, rc_err_t *err)
+{
+  char skel[4096];
+
+  if (!cfg->sandbox)
+    {
+      *mode = RC_SANDBOX_UNSANDBOXED;
+      return 0;
+    }
+  if (geteuid () != 0)
+    {
+      if (cfg->sandbox_required)
+        return rc_error_set (err, EPERM, "RUN_SANDBOX=on: the sandbox needs root (euid %ld)",
+                             (long)geteuid ());
+      *mode = RC_SANDBOX_UNSANDBOXED;
+      return 0;
+    }
+  *mode = RC_SANDBOX_ISOLATED;
+  if (cfg->state_dir == NULL || cfg->state_dir[0] != '/')
+    return rc_error_set (err, EINVAL, "RUN_STATE_DIR must be an absolute path");
+  if (rc_cgroup_setup_tree (cfg->cgroup_name, cfg->concurrency, cfg->pids_max, err) < 0)
+    return rc_error_wrap (err, "sandbox host setup");
+  if (ensure_parents (cfg->state_dir, err) < 0 || ensure_root_dir (cfg->state_dir, 0700, err) < 0)
+    return rc_error_wrap (err, "sandbox host setup");
+  snprintf (skel, sizeof skel, "%s/skel", cfg->state_dir);
+  if (ensure_root_dir (skel, 0700, err) < 0)
+    return rc_error_wrap (err, "sandbox host setup");
+  /* The mount point of every job's workspace; empty and never written. */
+  if (ensure_root_dir ("/sandbox", 0755, err) < 0)
+    return rc_error_wrap (err, "sandbox host setup");
+  host_netns_close ();
+  host_netns = malloc ((cfg->concurrency ? cfg->concurrency : 1) * sizeof (int));
+  if (host_netns == NULL)
+    return rc_error_set (err, ENOMEM, "sandbox host setup");
+  for (host_netns_n = 0; host_netns_n < cfg->concurrency; host_netns_n++)
+    if (netns_create (&host_netns[host_netns_n], err) < 0)
+      {
+        host_netns_close ();
+        return rc_error_wrap (err, "sandbox host setup");
+      }
+  return 0;
+}
+
+void
+rc_sandbox_host_teardown (const struct rc_config *cfg)
+{
+  host_netns_close ();
+  if (geteuid () == 0 && cfg->sandbox)
+    rc_cgroup_teardown_tree (cfg->cgroup_name);
+}
+
+int
+rc_sandbox_open (struct rc_sandbox **out, const struct rc_config *cfg, enum rc_sandbox_mode mode,
+                 rc_err_t *err)
+{
+  struct rc_sandbox *sb = calloc (1, sizeof (*sb));
+  if (sb == NULL)
+    return rc_error_set (err, ENOMEM, "sandbox open");
+  sb->cfg = cfg;
+  sb->mode = mode;
+  if (mode == RC_SANDBOX_ISOLATED)
+    {
+      if (rc_cgroup_detect_mode (&sb->cgmode, err) < 0)
+        goto fail;
+      if (rc_seccomp_build (&sb->seccomp, err) < 0)
+        goto fail;
+      sb->have_seccomp = true;
+      sb->n_slots = cfg->concurrency;
+      sb->slots = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (*sb->slots));
+      sb->slot_verified = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (bool));
+      sb->netns = malloc ((sb->n_slots ? sb->n_slots : 1) * sizeof (int));
+      if (sb->slots == NULL || sb->slot_verified == NULL || sb->netns == NULL)
+        {
+          rc_error_set (err, ENOMEM, "sandbox open");
+          goto fail;
+        }
+      for (unsigned i = 0; i < sb->n_slots; i++)
+        sb->netns[i] = i < host_netns_n ? fcntl (host_netns[i], F_DUPFD_CLOEXEC, 3) : -1;
+    }
+  else
+    rc_log (RC_LOG_WARN, "sandbox_unsafe",
+            "UNSANDBOXED mode: jobs run as uid %ld with no isolation (not root or "
+            "RUN_SANDBOX=off); for development only",
+            (long)geteuid ());
+  *out = sb;
+  return 0;
+fail:
+  rc_sandbox_close (sb);
+  return -1;
+}
+
+void
+rc_sandbox_close (struct rc_sandbox *sb)
+{
+  size_t i;
+  if (sb == NULL)
+    return;
+  for (i = 0; i < sb->n_slots; i++)
+    if (sb->slots[i])
+      rc_cgroup_slot_close (sb->slots[i]);
+  free (sb->slots);
+  free (sb->slot_verified);
+  for (i = 0; sb->netns && i < sb->n_slots; i++)
+    if (sb->netns[i] >= 0)
+      close (sb->netns[i]);
+  free (sb->netns);
+  for (i = 0; i < sb->n_skels; i++)
+    {
+      free (sb->skels[i].template_dir);
+      free (sb->skels[i].skel_dir);
+    }
+  free (sb->skels);
+  if (sb->have_seccomp)
+    rc_seccomp_free (&sb->seccomp);
+  free (sb);
+}
+
+enum rc_sandbox_mode
+rc_sandbox_mode_of (const struct rc_sandbox *sb)
+{
+  return sb->mode;
+}
+
+int
+rc_sandbox_get_slot (struct rc_sandbox *sb, int slot, struct rc_cgroup_slot **out, rc_err_t *err)
+{
+  if (slot < 0 || (unsigned)slot >= sb->n_slots)
+    return rc_error_set (err, EINVAL, "sandbox: slot %d errno=%d: out of range", slot, EINVAL);
+  if (sb->slots[slot] == NULL
+      && rc_cgroup_slot_open (&sb->slots[slot], sb->cfg->cgroup_name, (unsigned)slot, err) < 0)
+    return rc_error_wrap (err, "sandbox: cgroup slot errno=%d", (*err)->status);
+  if (sb->netns[slot] < 0 && netns_create (&sb->netns[slot], err) < 0)
+    return -1;
+  *out = sb->slots[slot];
+  return 0;
+}
+
+static int
+check_spec (const struct rc_job_spec *spec, rc_err_t *err)
+{
+  size_t i;
+  if (spec->n_steps == 0 || spec->n_steps > RC_SANDBOX_MAX_STEPS)
+    return rc_error_set (err, EINVAL, "sandbox: job errno=%d: %zu steps (1..%d)", EINVAL,
+                         spec->n_steps, RC_SANDBOX_MAX_STEPS);
+  for (i = 0; i < spec->n_steps; i++)
+    if (spec->steps[i].argv == NULL || spec->steps[i].argv[0] == NULL)
+      return rc_error_set (err, EINVAL, "sandbox: job errno=%d: step %zu has no argv", EINVAL, i);
+  if (spec->envp == NULL)
+    return rc_error_set (err, EINVAL, "sandbox: job errno=%d: no environment", EINVAL);
+  if (spec->workspace == RC_WORKSPACE_TEMPLATE && spec->template_dir != NULL
+      && spec->template_dir[0] != '/')
+    return rc_error_set (err, EINVAL, "sandbox: job errno=%d: template dir must be absolute",
+                         EINVAL);
+  if (spec->workspace == RC_WORKSPACE_BIND && spec->bind_dirfd < 0)
+    return rc_error_set (err, EINVAL, "sandbox: job errno=%d: no session directory", EINVAL);
+  return 0;
+}
+
+int
+rc_sandbox_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct rc_job_result *res,
+                rc_err_t *err)
+{
+  memset (res, 0, sizeof (*res));
+  if (check_spec (spec, err) < 0)
+    return -1;
+  if (sb->mode == RC_SANDBOX_ISOLATED)
+    return rc_isolated_run (sb, spec, res, err);
+  return rc_unsandboxed_run (sb, spec, res, err);
+}
+
+/* Counts the processes whose effective uid is uid.  The owner of
+ * /proc/<pid> is the effective uid of a dumpable process: one fstatat per
+ * process instead of parsing every status file.  (A job process that made
+ * itself non-dumpable shows as root here, but it cannot have left the slot
+ * cgroup, which is verified empty first.) */
+static int
+count_uid (uid_t uid)
+{
+  DIR *d = opendir ("/proc");
+  struct dirent *de;
+  int found = 0;
+  if (d == NULL)
+    return -1;
+  while ((de = readdir (d)) != NULL)
+    {
+      struct stat st;
+      if (de->d_name[0] < '1' || de->d_name[0] > '9')
+        continue;
+      if (fstatat (dirfd (d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == uid)
+        found++;
+    }
+  closedir (d);
+  return found;
+}
+
+int
+rc_sandbox_slot_clean (struct rc_sandbox *sb, int slot, rc_err_t *err)
+{
+  struct rc_cgroup_slot *cg;
+  bool empty = false, scan;
+  uid_t uid;
+  int n;
+
+  if (sb->mode != RC_SANDBOX_ISOLATED)
+    return 0;
+  if (rc_sandbox_get_slot (sb, slot, &cg, err) < 0)
+    return -1;
+  if (rc_cgroup_slot_is_empty (cg, &empty, err) < 0)
+    return rc_error_wrap (err, "slot %d", slot);
+  /* The uid scan walks all of /proc: it runs when this handle first sees
+   * the slot (another process may have held it) and whenever something
+   * was left behind.  Otherwise the empty cgroup is the proof: a job's
+   * processes cannot leave it. */
+  scan = !empty || !sb->slot_verified[slot];
+  if (!empty)
+    {
+      if (rc_cgroup_slot_kill_all (cg, 2000, err) < 0)
+        return rc_error_wrap (err, "slot %d not clean", slot);
+      if (rc_cgroup_slot_is_empty (cg, &empty, err) < 0)
+        return rc_error_wrap (err, "slot %d", slot);
+      if (!empty)
+        return rc_error_set (err, EBUSY, "slot %d not clean: processes left in its cgroup", slot);
+    }
+  if (!scan)
+    return 0;
+  /* Processes of the slot uid outside the slot cgroup are not ours to
+   * kill (another runner sharing RUN_UID_BASE, an operator's mistake):
+   * the slot is refused instead, so two jobs never share a uid. */
+  uid = (uid_t)(sb->cfg->uid_base + (unsigned)slot);
+  n = count_uid (uid);
+  if (n != 0)
+    return rc_error_set (err, EBUSY,
+                         "slot %d not clean: %d processes of uid %ld outside its cgroup", slot, n,
+                         (long)uid);
+  sb->slot_verified[slot] = true;
+  return 0;
+}

@@ -1,0 +1,128 @@
+/* sandbox_internal.h - what the sandbox's own files share with each other
+ * (never included outside sandbox/).
+ *
+ *   sandbox.c     life cycle, host setup, slot hygiene, dispatch by mode
+ *   spawn.c       isolated mode: clone, the namespace init, the user child
+ *   mounts.c      the mount view built by the namespace init
+ *   workspace.c   host-side file work: input files, skeletons, copies, rm -rf
+ *   supervise.c   the worker's poll loop: pipes, stdin, clocks, output caps
+ *   unsandboxed.c the development fallback
+ *   hostcheck.c   `runcell --check-host`
+ */
+#ifndef RUNCELL_SANDBOX_INTERNAL_H
+#define RUNCELL_SANDBOX_INTERNAL_H
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/job.h"
+#include "sandbox/cgroup.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/seccomp_filter.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Upper bound on the steps of one job: each step holds three pipes open in
+ * the init until it runs. */
+#define RC_SANDBOX_MAX_STEPS 16
+
+struct rc_skel_entry
+{
+  char *template_dir;
+  char *skel_dir;
+};
+
+struct rc_sandbox
+{
+  const struct rc_config *cfg;
+  enum rc_sandbox_mode mode;
+  enum rc_cgroup_mode cgmode;
+  struct rc_seccomp_program seccomp;
+  bool have_seccomp;
+  struct rc_cgroup_slot **slots; /* opened lazily, cfg->concurrency entries */
+  unsigned n_slots;
+  bool *slot_verified;         /* the uid scan passed once for this slot */
+  int *netns;                  /* per slot: fd of its pre-made network namespace */
+  struct rc_skel_entry *skels; /* template dir -> skeleton dir cache */
+  size_t n_skels;
+};
+
+/* sandbox.c */
+int rc_sandbox_get_slot (struct rc_sandbox *sb, int slot, struct rc_cgroup_slot **out,
+                         rc_err_t *err);
+uint64_t rc_now_us (void);
+
+/* spawn.c */
+int rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec,
+                     struct rc_job_result *res, rc_err_t *err);
+
+/* unsandboxed.c */
+int rc_unsandboxed_run (struct rc_sandbox *sb, const struct rc_job_spec *spec,
+                        struct rc_job_result *res, rc_err_t *err);
+
+/* mounts.c: everything the namespace init needs to build the view. */
+struct rc_mount_plan
+{
+  const struct rc_job_spec *spec;
+  const char *skel_dir;  /* RC_WORKSPACE_TEMPLATE */
+  const char *state_dir; /* masked */
+  enum rc_cgroup_mode cgmode;
+  uid_t uid;
+  gid_t gid;
+};
+/* Runs in the namespace init (root, private mount namespace).  On failure
+ * returns -1 with errno set and *step naming the failed step. */
+int rc_mounts_build (const struct rc_mount_plan *plan, const char **step);
+/* Puts the loopback interface up (the fresh netns has only lo, down). */
+int rc_net_lo_up (void);
+
+/* workspace.c */
+/* Writes spec files below dirfd, never following a symlink, creating
+ * parents with dir_mode, files owned by uid/gid (uid == -1: unchanged). */
+int rc_workspace_write_files (int dirfd, const struct rc_file *files, size_t n, mode_t dir_mode,
+                              uid_t uid, gid_t gid, const char **step);
+/* Returns (cached) the skeleton of template_dir below state_dir/skel. */
+int rc_workspace_skeleton (struct rc_sandbox *sb, const char *template_dir, const char **skel,
+                           rc_err_t *err);
+/* Copies src_dir (skipping .git) into dst_dirfd, no symlink followed. */
+int rc_workspace_copy_tree (const char *src_dir, int dst_dirfd, rc_err_t *err);
+/* rm -rf below parentfd/name without following symlinks. */
+int rc_workspace_remove_tree (int parentfd, const char *name, rc_err_t *err);
+
+/* supervise.c: one step, seen from the worker. */
+struct rc_watch
+{
+  const struct rc_limits *limits;
+  const char *stdin_data;
+  size_t stdin_len;
+  int stdin_fd; /* worker's write end, or -1 (closed by rc_watch_run) */
+  int out_fd;   /* worker's read ends (closed by rc_watch_run) */
+  int err_fd;
+  int exit_fd; /* readable when read_exit has news; -1: poll every 10 ms */
+  /* 1: the step's main process ended (*wstatus set), 0: not yet, < 0:
+   * sandbox failure (err set). */
+  int (*read_exit) (void *ctx, int *wstatus, rc_err_t *err);
+  int (*cpu_us) (void *ctx, uint64_t *usage_us);
+  void (*kill) (void *ctx);
+  void *ctx;
+  struct rc_step_result *res;
+  /* combined output budget shared by the steps of a job */
+  uint64_t *output_used;
+  bool killed; /* out: a limit killed the sandbox (later steps cannot run) */
+};
+int rc_watch_run (struct rc_watch *w, rc_err_t *err);
+/* Fills exited/exit_code/term_signal from a wait status. */
+void rc_step_set_status (struct rc_step_result *r, int wstatus);
+
+/* Child-side helpers (async-signal-safe, used between fork and exec). */
+int rc_child_set_rlimits (const struct rc_limits *limits, uint64_t rlimit_as);
+/* Moves fds to 0, 1, 2 even if they collide; in < 0 means /dev/null. */
+int rc_child_setup_stdio (int in, int out, int errfd);
+/* Writes "sandbox: <step> errno=N" to fd and _exit(127)s. */
+void rc_child_fail (int fd, const char *step, int errnum) __attribute__ ((noreturn));
+/* After a failed execvp: "runcell: cannot execute <argv0>: errno=N" on
+ * stderr, exit 127 (not found) or 126. */
+void rc_child_exec_failed (const char *argv0, int errnum) __attribute__ ((noreturn));
+
+#endif

@@ -1,0 +1,646 @@
+/* spawn.c - the isolated mode: one job from clone to the last reap.
+ *
+ * The worker (root, host namespaces) creates every pipe the job needs, then
+ * clones the namespace init into fresh mount, pid, ipc, uts, net and cgroup
+ * namespaces.  The init (pid 1 of its pid namespace, root) builds the mount
+ * view (mounts.c) and then, for each step the worker releases, forks the
+ * user child, which drops to the slot uid and execs.  The protocol on the
+ * control socket is in the theory of operation in sandbox.c.
+ */
+#include "config.h"
+
+#include "sandbox/sandbox_internal.h"
+#include "sandbox/syscalls.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RC_SETUP_TIMEOUT_MS 10000
+
+enum rc_ctl_type
+{
+  /* worker -> init */
+  RC_CTL_ATTACHED = 1, /* v1: the init is in its slot cgroups, go on */
+  RC_CTL_GO,           /* run step .step */
+  /* init -> worker */
+  RC_CTL_READY = 10, /* mount view built */
+  RC_CTL_FAIL,       /* setup failed: text is "sandbox: <step> errno=N" */
+  RC_CTL_STARTED,    /* step .step exec'd */
+  RC_CTL_EXITED,     /* step .step ended: value is the wait status */
+};
+
+struct rc_ctl
+{
+  uint32_t type;
+  uint32_t step;
+  int32_t value;
+  char text[160];
+};
+
+struct rc_step_fds
+{
+  int in_r, in_w; /* -1 when stdin is /dev/null */
+  int out_r, out_w;
+  int err_r, err_w;
+};
+
+struct rc_job
+{
+  struct rc_sandbox *sb;
+  const struct rc_job_spec *spec;
+  struct rc_cgroup_slot *slot;
+  struct rc_mount_plan plan;
+  struct rc_step_fds fds[RC_SANDBOX_MAX_STEPS];
+  int ctl_w, ctl_i; /* worker and init ends of the control socket */
+  pid_t init_pid;
+  uint64_t t0, started_us;
+  unsigned cur_step;
+  bool init_dead;
+};
+
+static void
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+static int
+ctl_send (int fd, uint32_t type, uint32_t step, int32_t value, const char *text)
+{
+  struct rc_ctl m = { .type = type, .step = step, .value = value };
+  if (text)
+    {
+      size_t n = strlen (text);
+      if (n >= sizeof m.text)
+        n = sizeof m.text - 1;
+      memcpy (m.text, text, n);
+    }
+  for (;;)
+    {
+      ssize_t k = send (fd, &m, sizeof m, MSG_NOSIGNAL);
+      if (k == (ssize_t)sizeof m)
+        return 0;
+      if (k < 0 && errno == EINTR)
+        continue;
+      return -1;
+    }
+}
+
+/* 1 with a message, 0 on EOF, -1 on error. */
+static int
+ctl_recv (int fd, struct rc_ctl *m)
+{
+  for (;;)
+    {
+      ssize_t k = recv (fd, m, sizeof *m, 0);
+      if (k == (ssize_t)sizeof *m)
+        {
+          m->text[sizeof m->text - 1] = '\0';
+          return 1;
+        }
+      if (k == 0)
+        return 0;
+      if (k < 0 && errno == EINTR)
+        continue;
+      if (k > 0)
+        errno = EPROTO;
+      return -1;
+    }
+}
+
+/* ---- the user child (forked by the init) ------------------------------- */
+
+static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned i, int errpipe)
+{
+  const struct rc_step *st = &job->spec->steps[i];
+  struct rc_step_fds *f = &job->fds[i];
+  uid_t uid = job->plan.uid, ru, eu, su;
+  gid_t gid = job->plan.gid, rg, eg, sg;
+  int errfd, r;
+
+  errfd = fcntl (errpipe, F_DUPFD_CLOEXEC, 100);
+  if (errfd < 0)
+    rc_child_fail (errpipe, "error pipe", errno);
+  /* No controlling tty, own session: a TIOCSTI on an inherited terminal
+   * would need one, and kill(-pgid) from the job cannot reach the init. */
+  if (setsid () < 0)
+    rc_child_fail (errfd, "setsid", errno);
+  if (rc_child_setup_stdio (f->in_r, f->out_w, f->err_w) < 0)
+    rc_child_fail (errfd, "stdio", errno);
+  if (rc_child_set_rlimits (&st->limits, st->limits.rlimit_as) < 0)
+    rc_child_fail (errfd, "rlimits", errno);
+  /* setgroups first: root's supplementary groups (disk, adm) must not
+   * survive the uid change. */
+  if (setgroups (0, NULL) < 0)
+    rc_child_fail (errfd, "setgroups", errno);
+  if (setresgid (gid, gid, gid) < 0)
+    rc_child_fail (errfd, "setresgid", errno);
+  if (setresuid (uid, uid, uid) < 0)
+    rc_child_fail (errfd, "setresuid", errno);
+  if (getresuid (&ru, &eu, &su) < 0 || getresgid (&rg, &eg, &sg) < 0 || ru == 0 || eu == 0
+      || su == 0 || rg == 0 || eg == 0 || sg == 0 || getgroups (0, NULL) != 0)
+    rc_child_fail (errfd, "verify uid", EPERM);
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    rc_child_fail (errfd, "no_new_privs", errno);
+  /* Only 0-2 may reach the program; errfd is CLOEXEC and goes at exec. */
+  if (rc_close_range (3, (unsigned)errfd - 1, 0) < 0
+      || rc_close_range ((unsigned)errfd + 1, ~0U, 0) < 0)
+    {
+      int fd;
+      if (errno != ENOSYS)
+        rc_child_fail (errfd, "close_range", errno);
+      for (fd = 3; fd < 65536; fd++)
+        if (fd != errfd)
+          close (fd);
+    }
+  if (chdir ("/sandbox") < 0)
+    rc_child_fail (errfd, "chdir /sandbox", errno);
+  if (job->sb->have_seccomp)
+    {
+      r = rc_seccomp_load (&job->sb->seccomp);
+      if (r < 0)
+        rc_child_fail (errfd, "seccomp", -r);
+    }
+  /* execvp searches the PATH of environ: make it the job's. */
+  environ = (char **)job->spec->envp;
+  execvp (st->argv[0], (char *const *)st->argv);
+  rc_child_exec_failed (st->argv[0], errno);
+}
+
+/* ---- the namespace init -------------------------------------------------- */
+
+static void
+init_fail (struct rc_job *job, const char *step, int errnum)
+{
+  char msg[160];
+  snprintf (msg, sizeof msg, "sandbox: %s errno=%d", step, errnum);
+  ctl_send (job->ctl_i, RC_CTL_FAIL, job->cur_step, errnum, msg);
+  _exit (127);
+}
+
+static int
+write_file (const char *path, const char *data)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  ssize_t k;
+  if (fd < 0)
+    return -1;
+  k = write (fd, data, strlen (data));
+  close (fd);
+  return k < 0 ? -1 : 0;
+}
+
+static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_attach)
+{
+  const struct rc_job_spec *spec = job->spec;
+  const char *step = NULL;
+  struct rc_ctl m;
+  unsigned i;
+
+  close_fd (&job->ctl_w);
+  for (i = 0; i < spec->n_steps; i++)
+    {
+      close_fd (&job->fds[i].in_w);
+      close_fd (&job->fds[i].out_r);
+      close_fd (&job->fds[i].err_r);
+    }
+  /* The slot's pre-made network namespace: only lo.  Joined, not
+   * created, because creating one per job costs more than the rest of the
+   * namespaces together (docs/sandbox.md has the figures). */
+  if (setns (job->sb->netns[job->spec->slot], CLONE_NEWNET) < 0)
+    init_fail (job, "setns net", errno);
+  /* The worker dying must take the namespace with it. */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    init_fail (job, "pdeathsig", errno);
+  /* Non-dumpable: the user child is vforked and shares this memory until
+   * it execs; between its setresuid and its execve, a process of the slot
+   * uid (a daemon of an earlier step) must not reach that memory through
+   * /proc/<pid>/mem, whatever fs.suid_dumpable says.  execve gives the
+   * program a fresh, dumpable mm of its own. */
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    init_fail (job, "dumpable", errno);
+  if (need_attach && (ctl_recv (job->ctl_i, &m) <= 0 || m.type != RC_CTL_ATTACHED))
+    _exit (127);
+  /* The cgroup namespace is made here, once we are in the slot, so it is
+   * rooted there: one code path for v2 and for v1, where the worker moves
+   * us only after the clone. */
+  if (unshare (CLONE_NEWCGROUP) < 0)
+    init_fail (job, "unshare cgroup namespace", errno);
+  /* Under global memory pressure the job goes first, never the service. */
+  if (write_file ("/proc/self/oom_score_adj", "1000") < 0)
+    init_fail (job, "oom_score_adj", errno);
+  umask (0);
+  if (rc_mounts_build (&job->plan, &step) < 0)
+    init_fail (job, step, errno);
+  if (sethostname ("runcell", 7) < 0 || setdomainname ("runcell", 7) < 0)
+    init_fail (job, "sethostname", errno);
+
+  if (ctl_send (job->ctl_i, RC_CTL_READY, 0, 0, NULL) < 0)
+    _exit (127);
+
+  for (;;)
+    {
+      int errp[2], st = 0, r;
+      pid_t child, w;
+      char buf[160];
+      ssize_t k;
+
+      /* Orphans of earlier steps (daemons) are reaped as they die. */
+      while (waitpid (-1, NULL, WNOHANG) > 0)
+        ;
+      r = ctl_recv (job->ctl_i, &m);
+      if (r <= 0)
+        _exit (0); /* the worker is done with us: the kernel kills the rest */
+      if (m.type != RC_CTL_GO || m.step >= spec->n_steps)
+        _exit (127);
+      job->cur_step = m.step;
+      if (pipe2 (errp, O_CLOEXEC) < 0)
+        init_fail (job, "error pipe", errno);
+      /* vfork: the child only makes system calls until it execs or
+       * _exits, and sharing the init's memory spares copying page tables
+       * and the copy-on-write faults after it (fork is expensive on
+       * paravirtualised hosts).  errp[0] is CLOEXEC, so the child never
+       * needs to close it. */
+      child = vfork ();
+      if (child < 0)
+        init_fail (job, "fork", errno);
+      if (child == 0)
+        user_child (job, m.step, errp[1]);
+      close (errp[1]);
+      close_fd (&job->fds[m.step].in_r);
+      close_fd (&job->fds[m.step].out_w);
+      close_fd (&job->fds[m.step].err_w);
+      /* EOF: exec succeeded (the pipe is CLOEXEC); data: setup failed. */
+      do
+        k = read (errp[0], buf, sizeof buf - 1);
+      while (k < 0 && errno == EINTR);
+      close (errp[0]);
+      if (k > 0)
+        {
+          buf[k] = '\0';
+          ctl_send (job->ctl_i, RC_CTL_FAIL, m.step, 0, buf);
+          _exit (127);
+        }
+      ctl_send (job->ctl_i, RC_CTL_STARTED, m.step, 0, NULL);
+      for (;;)
+        {
+          w = waitpid (-1, &st, 0);
+          if (w == child)
+            break;
+          if (w < 0 && errno != EINTR)
+            _exit (127);
+        }
+      if (ctl_send (job->ctl_i, RC_CTL_EXITED, m.step, st, NULL) < 0)
+        _exit (0);
+    }
+}
+
+/* ---- the worker's side ---------------------------------------------------- */
+
+static void
+job_kill (void *ctx)
+{
+  struct rc_job *job = ctx;
+  rc_err_t err = NULL;
+  /* The init's death tears the pid namespace down at once; the cgroup
+   * kill is the belt to those braces. */
+  if (job->init_pid > 0)
+    kill (job->init_pid, SIGKILL);
+  (void)rc_cgroup_slot_kill_all (job->slot, 0, &err);
+  rc_error_free (&err);
+}
+
+static int
+job_cpu_us (void *ctx, uint64_t *us)
+{
+  struct rc_job *job = ctx;
+  rc_err_t err = NULL;
+  int r = rc_cgroup_slot_cpu_usage_us (job->slot, us, &err);
+  rc_error_free (&err);
+  return r;
+}
+
+static int
+job_read_exit (void *ctx, int *wstatus, rc_err_t *err)
+{
+  struct rc_job *job = ctx;
+  struct rc_ctl m;
+  int r = ctl_recv (job->ctl_w, &m);
+  if (r < 0)
+    return rc_error_sys (err, "sandbox: control socket errno=%d", errno);
+  if (r == 0)
+    {
+      /* The init is gone: killed by us (a clock fired) or by the OOM
+       * killer (the caller checks the cgroup's count); either way the
+       * step's processes died with the pid namespace. */
+      job->init_dead = true;
+      *wstatus = SIGKILL;
+      return 1;
+    }
+  switch (m.type)
+    {
+    case RC_CTL_STARTED:
+      if (job->started_us == 0)
+        job->started_us = rc_now_us ();
+      return 0;
+    case RC_CTL_EXITED:
+      *wstatus = m.value;
+      return 1;
+    case RC_CTL_FAIL:
+      return rc_error_set (err, m.value, "%s", m.text);
+    default:
+      return rc_error_set (err, EPROTO, "sandbox: control message %u errno=%d", m.type, EPROTO);
+    }
+}
+
+static int
+job_pipes (struct rc_job *job, rc_err_t *err)
+{
+  size_t i;
+  for (i = 0; i < job->spec->n_steps; i++)
+    {
+      struct rc_step_fds *f = &job->fds[i];
+      int p[2];
+      if (job->spec->steps[i].stdin_data)
+        {
+          if (pipe2 (p, O_CLOEXEC) < 0)
+            return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+          f->in_r = p[0];
+          f->in_w = p[1];
+          if (fcntl (f->in_w, F_SETFL, O_NONBLOCK) < 0)
+            return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+        }
+      if (pipe2 (p, O_CLOEXEC) < 0)
+        return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+      f->out_r = p[0];
+      f->out_w = p[1];
+      if (pipe2 (p, O_CLOEXEC) < 0)
+        return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+      f->err_r = p[0];
+      f->err_w = p[1];
+      if (fcntl (f->out_r, F_SETFL, O_NONBLOCK) < 0 || fcntl (f->err_r, F_SETFL, O_NONBLOCK) < 0)
+        return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+    }
+  return 0;
+}
+
+static void
+job_release (struct rc_job *job)
+{
+  size_t i;
+  if (job->init_pid > 0)
+    {
+      int st;
+      kill (job->init_pid, SIGKILL);
+      while (waitpid (job->init_pid, &st, 0) < 0 && errno == EINTR)
+        ;
+      job->init_pid = -1;
+    }
+  close_fd (&job->ctl_w);
+  close_fd (&job->ctl_i);
+  for (i = 0; i < RC_SANDBOX_MAX_STEPS; i++)
+    {
+      close_fd (&job->fds[i].in_r);
+      close_fd (&job->fds[i].in_w);
+      close_fd (&job->fds[i].out_r);
+      close_fd (&job->fds[i].out_w);
+      close_fd (&job->fds[i].err_r);
+      close_fd (&job->fds[i].err_w);
+    }
+}
+
+static pid_t
+job_clone (struct rc_job *job, bool *need_attach, rc_err_t *err)
+{
+  uint64_t flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+  int cgfd = rc_cgroup_slot_dirfd (job->slot);
+  struct rc_clone_args args = { .exit_signal = SIGCHLD };
+  pid_t pid;
+
+  /* v2: born in the slot, no migration (which costs an RCU grace period
+   * on the service's first write to cgroup.procs). */
+  if (cgfd >= 0)
+    {
+      args.flags = flags | CLONE_INTO_CGROUP;
+      args.cgroup = (uint64_t)cgfd;
+      *need_attach = false;
+    }
+  else
+    {
+      args.flags = flags;
+      *need_attach = true;
+    }
+  pid = rc_clone3 (&args);
+  if (pid < 0 && errno == ENOSYS)
+    {
+      /* Pre-5.3 kernel (or clone3 filtered around us): plain clone acting
+       * like fork, then the v1-style attach. */
+      pid = (pid_t)syscall (SYS_clone, (unsigned long)(flags | SIGCHLD), NULL, NULL, NULL, NULL);
+      *need_attach = true;
+    }
+  if (pid < 0)
+    return rc_error_sys (err, "sandbox: clone errno=%d", errno);
+  return pid;
+}
+
+static void
+append_oom_line (struct rc_step_result *r, uint64_t memory_bytes)
+{
+  rc_buf_printf (&r->err, "runner: killed: memory limit (%llum) exceeded\n",
+                 (unsigned long long)(memory_bytes / (1024 * 1024)));
+}
+
+int
+rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct rc_job_result *res,
+                 rc_err_t *err)
+{
+  struct rc_job job = { .sb = sb, .spec = spec, .ctl_w = -1, .ctl_i = -1, .init_pid = -1 };
+  uint64_t output_used = 0;
+  bool need_attach = false;
+  int sp[2], ret = -1;
+  size_t i;
+  struct rc_ctl m;
+
+  job.t0 = rc_now_us ();
+  memset (job.fds, 0xff, sizeof job.fds); /* every fd -1 */
+  if (rc_sandbox_get_slot (sb, spec->slot, &job.slot, err) < 0)
+    return -1;
+  job.plan.spec = spec;
+  job.plan.state_dir = sb->cfg->state_dir;
+  job.plan.cgmode = sb->cgmode;
+  job.plan.uid = (uid_t)(sb->cfg->uid_base + (unsigned)spec->slot);
+  job.plan.gid = job.plan.uid;
+  if (spec->workspace == RC_WORKSPACE_TEMPLATE
+      && rc_workspace_skeleton (sb, spec->template_dir, &job.plan.skel_dir, err) < 0)
+    return -1;
+  if (rc_cgroup_slot_prepare (
+          job.slot, spec->steps[0].limits.memory_bytes,
+          spec->steps[0].limits.pids ? spec->steps[0].limits.pids : sb->cfg->pids_max, err)
+      < 0)
+    return rc_error_wrap (err, "sandbox: cgroup prepare errno=%d", (*err)->status);
+  if (job_pipes (&job, err) < 0)
+    goto out;
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+    {
+      rc_error_sys (err, "sandbox: socketpair errno=%d", errno);
+      goto out;
+    }
+  job.ctl_w = sp[0];
+  job.ctl_i = sp[1];
+
+  job.init_pid = job_clone (&job, &need_attach, err);
+  if (job.init_pid == 0)
+    init_main (&job, need_attach);
+  if (job.init_pid < 0)
+    goto out;
+  close_fd (&job.ctl_i);
+  for (i = 0; i < spec->n_steps; i++)
+    {
+      close_fd (&job.fds[i].in_r);
+      close_fd (&job.fds[i].out_w);
+      close_fd (&job.fds[i].err_w);
+    }
+  if (need_attach)
+    {
+      if (rc_cgroup_slot_attach (job.slot, job.init_pid, err) < 0)
+        {
+          rc_error_wrap (err, "sandbox: cgroup attach errno=%d", (*err)->status);
+          goto out;
+        }
+      if (ctl_send (job.ctl_w, RC_CTL_ATTACHED, 0, 0, NULL) < 0)
+        {
+          rc_error_sys (err, "sandbox: control socket errno=%d", errno);
+          goto out;
+        }
+    }
+  /* Step 0 is released at once: the init runs it as soon as the view is
+   * built, without waiting for the worker to read READY first (one
+   * process hand-off less on the critical path). */
+  if (ctl_send (job.ctl_w, RC_CTL_GO, 0, 0, NULL) < 0)
+    {
+      rc_error_sys (err, "sandbox: control socket errno=%d", errno);
+      goto out;
+    }
+  {
+    /* A mount that hangs (a dead network filesystem below a template)
+     * must not hang the worker: setup gets a deadline. */
+    struct pollfd pfd = { .fd = job.ctl_w, .events = POLLIN };
+    int r = poll (&pfd, 1, RC_SETUP_TIMEOUT_MS);
+    if (r == 0)
+      {
+        rc_error_set (err, ETIMEDOUT, "sandbox: setup timeout errno=%d", ETIMEDOUT);
+        goto out;
+      }
+    r = ctl_recv (job.ctl_w, &m);
+    if (r <= 0)
+      {
+        rc_error_set (err, r < 0 ? errno : EPIPE, "sandbox: init died errno=%d",
+                      r < 0 ? errno : EPIPE);
+        goto out;
+      }
+    if (m.type == RC_CTL_FAIL)
+      {
+        rc_error_set (err, m.value, "%s", m.text);
+        goto out;
+      }
+    if (m.type != RC_CTL_READY)
+      {
+        rc_error_set (err, EPROTO, "sandbox: control message %u errno=%d", m.type, EPROTO);
+        goto out;
+      }
+  }
+
+  res->steps = calloc (spec->n_steps, sizeof (*res->steps));
+  if (res->steps == NULL)
+    {
+      rc_error_set (err, ENOMEM, "sandbox: result errno=%d", ENOMEM);
+      goto out;
+    }
+  res->n_steps = spec->n_steps;
+
+  for (i = 0; i < spec->n_steps; i++)
+    {
+      const struct rc_step *st = &spec->steps[i];
+      struct rc_step_result *r = &res->steps[i];
+      struct rc_watch w = {
+        .limits = &st->limits,
+        .stdin_data = st->stdin_data,
+        .stdin_len = st->stdin_len,
+        .stdin_fd = job.fds[i].in_w,
+        .out_fd = job.fds[i].out_r,
+        .err_fd = job.fds[i].err_r,
+        .exit_fd = job.ctl_w,
+        .read_exit = job_read_exit,
+        .cpu_us = job_cpu_us,
+        .kill = job_kill,
+        .ctx = &job,
+        .res = r,
+        .output_used = &output_used,
+      };
+      uint64_t ooms = 0, peak = 0;
+
+      if (i > 0
+          && rc_cgroup_slot_prepare (job.slot, st->limits.memory_bytes,
+                                     st->limits.pids ? st->limits.pids : sb->cfg->pids_max, err)
+                 < 0)
+        {
+          rc_error_wrap (err, "sandbox: cgroup prepare errno=%d", (*err)->status);
+          goto out;
+        }
+      /* rc_watch_run owns (and closes) these from here on. */
+      job.fds[i].in_w = job.fds[i].out_r = job.fds[i].err_r = -1;
+      if (i > 0 && ctl_send (job.ctl_w, RC_CTL_GO, (uint32_t)i, 0, NULL) < 0)
+        {
+          rc_error_sys (err, "sandbox: control socket errno=%d", errno);
+          close_fd (&w.stdin_fd);
+          close_fd (&w.out_fd);
+          close_fd (&w.err_fd);
+          goto out;
+        }
+      if (rc_watch_run (&w, err) < 0)
+        goto out;
+      if (rc_cgroup_slot_oom_kills (job.slot, &ooms, err) < 0)
+        {
+          rc_error_wrap (err, "sandbox: cgroup oom count errno=%d", (*err)->status);
+          goto out;
+        }
+      if (ooms > 0)
+        {
+          r->oom_killed = true;
+          if (r->limit == RC_LIMIT_NONE)
+            r->limit = RC_LIMIT_MEMORY;
+          append_oom_line (r, st->limits.memory_bytes);
+        }
+      if (rc_cgroup_slot_memory_peak (job.slot, &peak, err) < 0)
+        {
+          rc_error_wrap (err, "sandbox: cgroup memory peak errno=%d", (*err)->status);
+          goto out;
+        }
+      r->memory_peak_kb = peak / 1024;
+      if (w.killed || job.init_dead)
+        break; /* the sandbox is gone: later steps do not run */
+      if (st->stop_on_failure && !(r->exited && r->exit_code == 0))
+        break;
+    }
+  res->setup_us = job.started_us ? job.started_us - job.t0 : 0;
+  ret = 0;
+out:
+  job_release (&job);
+  if (ret < 0)
+    rc_job_result_free (res);
+  return ret;
+}

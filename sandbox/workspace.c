@@ -1,0 +1,516 @@
+/* workspace.c - every host-side file operation the sandbox performs.
+ *
+ * Hostile-programs §0 #2: host-side file work on a workspace is how judges
+ * are escaped most often (a symlink planted where the host later writes,
+ * chowns or deletes).  So every path here is walked one component at a time
+ * relative to a directory fd with O_NOFOLLOW, files are opened O_NOFOLLOW |
+ * O_NONBLOCK (a FIFO cannot block us) and checked with fstat before use,
+ * and ownership is changed on the open fd, never by name.
+ *
+ * In the isolated mode the input files are written by the namespace init
+ * into the upper layer of a tmpfs it has just mounted, so nothing the job
+ * made exists yet; in the bind mode (sessions) they are written with the
+ * slot uid as fsuid.  The skeleton cache lives in the root-only state dir.
+ */
+#include "config.h"
+
+#include "sandbox/sandbox_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RC_TREE_MAX_DEPTH 64
+#define RC_TREE_MAX_ENTRIES 200000
+
+/* Opens (creating when missing) the directory that will hold the last
+ * component of path; *base points at that component. */
+static int
+open_parent (int rootfd, const char *path, mode_t dir_mode, uid_t uid, gid_t gid, const char **base)
+{
+  char comp[NAME_MAX + 1];
+  const char *p = path, *slash;
+  int fd = fcntl (rootfd, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0)
+    return -1;
+  while ((slash = strchr (p, '/')) != NULL)
+    {
+      size_t len = (size_t)(slash - p);
+      int next;
+      if (len == 0 || len > NAME_MAX)
+        {
+          close (fd);
+          errno = EINVAL;
+          return -1;
+        }
+      memcpy (comp, p, len);
+      comp[len] = '\0';
+      if (mkdirat (fd, comp, dir_mode) == 0)
+        {
+          next = openat (fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (next >= 0
+              && (fchmod (next, dir_mode) < 0 || (uid != (uid_t)-1 && fchown (next, uid, gid) < 0)))
+            {
+              close (next);
+              next = -1;
+            }
+        }
+      else if (errno == EEXIST)
+        next = openat (fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      else
+        next = -1;
+      close (fd);
+      if (next < 0)
+        return -1;
+      fd = next;
+      p = slash + 1;
+    }
+  *base = p;
+  return fd;
+}
+
+int
+rc_workspace_write_files (int dirfd, const struct rc_file *files, size_t n, mode_t dir_mode,
+                          uid_t uid, gid_t gid, const char **step)
+{
+  size_t i;
+  for (i = 0; i < n; i++)
+    {
+      const char *base = NULL;
+      struct stat st;
+      size_t off = 0;
+      int pfd, fd;
+
+      *step = "write input file";
+      pfd = open_parent (dirfd, files[i].path, dir_mode, uid, gid, &base);
+      if (pfd < 0)
+        return -1;
+      if (*base == '\0' || strcmp (base, ".") == 0 || strcmp (base, "..") == 0)
+        {
+          close (pfd);
+          errno = EINVAL;
+          return -1;
+        }
+      fd = openat (pfd, base, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+                   files[i].mode ? files[i].mode & 07777 : 0644);
+      close (pfd);
+      if (fd < 0)
+        return -1;
+      if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+        {
+          close (fd);
+          errno = errno ? errno : EINVAL;
+          return -1;
+        }
+      while (off < files[i].len)
+        {
+          ssize_t k = write (fd, files[i].data + off, files[i].len - off);
+          if (k < 0)
+            {
+              if (errno == EINTR)
+                continue;
+              close (fd);
+              return -1;
+            }
+          off += (size_t)k;
+        }
+      /* O_CREAT's mode is filtered by the umask; state it exactly. */
+      if (fchmod (fd, files[i].mode ? files[i].mode & 0777 : 0644) < 0
+          || (uid != (uid_t)-1 && fchown (fd, uid, gid) < 0))
+        {
+          close (fd);
+          return -1;
+        }
+      close (fd);
+    }
+  return 0;
+}
+
+/* Recreates the directory tree of srcfd below dstfd, empty, mode 0777. */
+static int
+skel_walk (int srcfd, int dstfd, unsigned depth, unsigned *count)
+{
+  DIR *d;
+  struct dirent *de;
+  int dfd, ret = 0;
+
+  if (depth > RC_TREE_MAX_DEPTH)
+    {
+      errno = ELOOP;
+      return -1;
+    }
+  dfd = fcntl (srcfd, F_DUPFD_CLOEXEC, 3);
+  if (dfd < 0)
+    return -1;
+  d = fdopendir (dfd);
+  if (d == NULL)
+    {
+      close (dfd);
+      return -1;
+    }
+  while (ret == 0 && (errno = 0, de = readdir (d)) != NULL)
+    {
+      int s, t;
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0
+          || strcmp (de->d_name, ".git") == 0)
+        continue;
+      if (++*count > RC_TREE_MAX_ENTRIES)
+        {
+          errno = E2BIG;
+          ret = -1;
+          break;
+        }
+      s = openat (srcfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (s < 0)
+        continue; /* not a directory (or a symlink to one): not part of the skeleton */
+      if (mkdirat (dstfd, de->d_name, 0777) < 0
+          || (t = openat (dstfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        {
+          close (s);
+          ret = -1;
+          break;
+        }
+      if (fchmod (t, 0777) < 0 || skel_walk (s, t, depth + 1, count) < 0)
+        ret = -1;
+      close (s);
+      close (t);
+    }
+  if (ret == 0 && errno != 0 && de == NULL)
+    ret = -1;
+  closedir (d);
+  return ret;
+}
+
+/* "/a/b_c" -> "_sa_sb__c": injective, so two templates never share a
+ * skeleton. */
+static int
+skel_name (const char *template_dir, char *out, size_t size)
+{
+  size_t n = 0;
+  const char *p;
+  for (p = template_dir; *p; p++)
+    {
+      const char *rep = *p == '/' ? "_s" : *p == '_' ? "__" : NULL;
+      size_t len = rep ? 2 : 1;
+      if (n + len + 1 > size)
+        return -1;
+      if (rep)
+        memcpy (out + n, rep, 2);
+      else
+        out[n] = *p;
+      n += len;
+    }
+  out[n] = '\0';
+  return 0;
+}
+
+int
+rc_workspace_skeleton (struct rc_sandbox *sb, const char *template_dir, const char **skel,
+                       rc_err_t *err)
+{
+  char name[NAME_MAX + 1], tmpname[64];
+  cleanup_free char *skel_root = NULL, *final = NULL;
+  cleanup_close int rootfd = -1, srcfd = -1, dstfd = -1;
+  struct rc_skel_entry *grown;
+  unsigned count = 0;
+  size_t i;
+
+  /* No template: the workspace starts empty, one shared empty skeleton
+   * ("empty" cannot collide with an encoded path, which starts "_s"). */
+  if (template_dir == NULL)
+    template_dir = "";
+  for (i = 0; i < sb->n_skels; i++)
+    if (strcmp (sb->skels[i].template_dir, template_dir) == 0)
+      {
+        *skel = sb->skels[i].skel_dir;
+        return 0;
+      }
+
+  if (template_dir[0] == '\0')
+    strcpy (name, "empty");
+  else if (template_dir[0] != '/' || skel_name (template_dir, name, sizeof name) < 0)
+    return rc_error_set (err, EINVAL, "sandbox: skeleton errno=%d: template dir '%s'", EINVAL,
+                         template_dir);
+  if (asprintf (&skel_root, "%s/skel", sb->cfg->state_dir) < 0
+      || asprintf (&final, "%s/%s", skel_root, name) < 0)
+    return rc_error_set (err, ENOMEM, "sandbox: skeleton errno=%d", ENOMEM);
+
+  rootfd = open (skel_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (rootfd < 0)
+    return rc_error_sys (err, "sandbox: skeleton errno=%d: open %s", errno, skel_root);
+
+  /* Another worker may have built it already: reuse when present. */
+  if (faccessat (rootfd, name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+    {
+      snprintf (tmpname, sizeof tmpname, ".tmp.%ld", (long)getpid ());
+      (void)rc_workspace_remove_tree (rootfd, tmpname, NULL);
+      if (template_dir[0] != '\0')
+        {
+          srcfd = open (template_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+          if (srcfd < 0)
+            return rc_error_sys (err, "sandbox: skeleton errno=%d: open %s", errno, template_dir);
+        }
+      if (mkdirat (rootfd, tmpname, 0777) < 0
+          || (dstfd = openat (rootfd, tmpname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0
+          || fchmod (dstfd, 0777) < 0 || (srcfd >= 0 && skel_walk (srcfd, dstfd, 0, &count) < 0))
+        {
+          int saved = errno;
+          (void)rc_workspace_remove_tree (rootfd, tmpname, NULL);
+          errno = saved;
+          return rc_error_sys (err, "sandbox: skeleton errno=%d: %s", errno, template_dir);
+        }
+      if (renameat (rootfd, tmpname, rootfd, name) < 0)
+        {
+          int saved = errno;
+          (void)rc_workspace_remove_tree (rootfd, tmpname, NULL);
+          if (saved != EEXIST && saved != ENOTEMPTY)
+            {
+              errno = saved;
+              return rc_error_sys (err, "sandbox: skeleton errno=%d: rename", errno);
+            }
+        }
+    }
+
+  grown = realloc (sb->skels, (sb->n_skels + 1) * sizeof (*grown));
+  if (grown == NULL)
+    return rc_error_set (err, ENOMEM, "sandbox: skeleton errno=%d", ENOMEM);
+  sb->skels = grown;
+  grown[sb->n_skels].template_dir = strdup (template_dir);
+  if (grown[sb->n_skels].template_dir == NULL)
+    return rc_error_set (err, ENOMEM, "sandbox: skeleton errno=%d", ENOMEM);
+  grown[sb->n_skels].skel_dir = final;
+  final = NULL;
+  *skel = grown[sb->n_skels].skel_dir;
+  sb->n_skels++;
+  return 0;
+}
+
+static int
+copy_file (int srcdir, int dstdir, const char *name, mode_t mode)
+{
+  char buf[65536];
+  int in, out, ret = 0;
+  struct stat st;
+  in = openat (srcdir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (in < 0)
+    return -1;
+  if (fstat (in, &st) < 0 || !S_ISREG (st.st_mode))
+    {
+      close (in);
+      return 0; /* raced into something else: skip */
+    }
+  out = openat (dstdir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (out < 0)
+    {
+      close (in);
+      return -1;
+    }
+  for (;;)
+    {
+      ssize_t k = read (in, buf, sizeof buf), off = 0;
+      if (k == 0)
+        break;
+      if (k < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          ret = -1;
+          break;
+        }
+      while (off < k)
+        {
+          ssize_t w = write (out, buf + off, (size_t)(k - off));
+          if (w < 0)
+            {
+              if (errno == EINTR)
+                continue;
+              ret = -1;
+              break;
+            }
+          off += w;
+        }
+      if (ret < 0)
+        break;
+    }
+  if (ret == 0 && fchmod (out, mode & 0777) < 0)
+    ret = -1;
+  close (in);
+  close (out);
+  return ret;
+}
+
+static int
+copy_walk (int srcfd, int dstfd, unsigned depth, unsigned *count)
+{
+  DIR *d;
+  struct dirent *de;
+  int dfd, ret = 0;
+
+  if (depth > RC_TREE_MAX_DEPTH)
+    {
+      errno = ELOOP;
+      return -1;
+    }
+  dfd = fcntl (srcfd, F_DUPFD_CLOEXEC, 3);
+  if (dfd < 0)
+    return -1;
+  d = fdopendir (dfd);
+  if (d == NULL)
+    {
+      close (dfd);
+      return -1;
+    }
+  while (ret == 0 && (errno = 0, de = readdir (d)) != NULL)
+    {
+      struct stat st;
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0
+          || strcmp (de->d_name, ".git") == 0)
+        continue;
+      if (++*count > RC_TREE_MAX_ENTRIES)
+        {
+          errno = E2BIG;
+          ret = -1;
+          break;
+        }
+      if (fstatat (srcfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        {
+          ret = -1;
+          break;
+        }
+      if (S_ISDIR (st.st_mode))
+        {
+          int s, t;
+          s = openat (srcfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (s < 0)
+            {
+              ret = -1;
+              break;
+            }
+          if (mkdirat (dstfd, de->d_name, 0700) < 0
+              || (t = openat (dstfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))
+                     < 0)
+            {
+              close (s);
+              ret = -1;
+              break;
+            }
+          if (copy_walk (s, t, depth + 1, count) < 0 || fchmod (t, st.st_mode & 0777) < 0)
+            ret = -1;
+          close (s);
+          close (t);
+        }
+      else if (S_ISREG (st.st_mode))
+        ret = copy_file (srcfd, dstfd, de->d_name, st.st_mode);
+      else if (S_ISLNK (st.st_mode))
+        {
+          char target[PATH_MAX];
+          ssize_t k = readlinkat (srcfd, de->d_name, target, sizeof target - 1);
+          if (k < 0)
+            ret = -1;
+          else
+            {
+              target[k] = '\0';
+              ret = symlinkat (target, dstfd, de->d_name);
+            }
+        }
+      /* Sockets, FIFOs and devices are not part of a template. */
+    }
+  if (ret == 0 && errno != 0 && de == NULL)
+    ret = -1;
+  closedir (d);
+  return ret;
+}
+
+int
+rc_workspace_copy_tree (const char *src_dir, int dst_dirfd, rc_err_t *err)
+{
+  cleanup_close int srcfd = open (src_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  unsigned count = 0;
+  if (srcfd < 0)
+    return rc_error_sys (err, "sandbox: copy template errno=%d: open %s", errno, src_dir);
+  if (copy_walk (srcfd, dst_dirfd, 0, &count) < 0)
+    return rc_error_sys (err, "sandbox: copy template errno=%d: %s", errno, src_dir);
+  return 0;
+}
+
+static int
+remove_walk (int dirfd, unsigned depth)
+{
+  DIR *d;
+  struct dirent *de;
+  int dfd, ret = 0;
+  if (depth > RC_TREE_MAX_DEPTH)
+    {
+      errno = ELOOP;
+      return -1;
+    }
+  dfd = fcntl (dirfd, F_DUPFD_CLOEXEC, 3);
+  if (dfd < 0)
+    return -1;
+  d = fdopendir (dfd);
+  if (d == NULL)
+    {
+      close (dfd);
+      return -1;
+    }
+  while ((errno = 0, de = readdir (d)) != NULL)
+    {
+      struct stat st;
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      if (fstatat (dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        continue;
+      if (S_ISDIR (st.st_mode))
+        {
+          int sub = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (sub >= 0)
+            {
+              /* The job may have left a directory it made unreadable. */
+              (void)fchmod (sub, 0700);
+              if (remove_walk (sub, depth + 1) < 0)
+                ret = -1;
+              close (sub);
+            }
+          if (unlinkat (dirfd, de->d_name, AT_REMOVEDIR) < 0)
+            ret = -1;
+        }
+      else if (unlinkat (dirfd, de->d_name, 0) < 0)
+        ret = -1;
+    }
+  closedir (d);
+  return ret;
+}
+
+int
+rc_workspace_remove_tree (int parentfd, const char *name, rc_err_t *err)
+{
+  struct stat st;
+  int fd;
+  if (fstatat (parentfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return errno == ENOENT ? 0 : rc_error_sys (err, "remove %s", name);
+  if (!S_ISDIR (st.st_mode))
+    {
+      if (unlinkat (parentfd, name, 0) < 0)
+        return rc_error_sys (err, "remove %s", name);
+      return 0;
+    }
+  fd = openat (parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return rc_error_sys (err, "remove %s", name);
+  (void)fchmod (fd, 0700);
+  if (remove_walk (fd, 0) < 0)
+    {
+      close (fd);
+      return rc_error_sys (err, "remove %s", name);
+    }
+  close (fd);
+  if (unlinkat (parentfd, name, AT_REMOVEDIR) < 0)
+    return rc_error_sys (err, "remove %s", name);
+  return 0;
+}

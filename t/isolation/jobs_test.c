@@ -1,0 +1,263 @@
+/* jobs_test.c - the sandbox library's job semantics, driven through the
+ * public interface (sandbox/sandbox.h) as the FastCGI workers use it:
+ * several steps sharing one workspace, stop_on_failure, per-step stdin,
+ * the combined output budget (truncated, the job keeps running), the
+ * session (bind) workspace written by the job and seen by the host, a
+ * setup failure reported as "sandbox: <step> errno=N" with no user code
+ * run, and slot cleaning between jobs (which refuses a slot whose uid a
+ * process outside the slot cgroup holds).  Root only (TAP; never skips as
+ * root).
+ */
+#include "config.h"
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/job.h"
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int n_test, n_fail;
+
+static void
+ok (int cond, const char *name)
+{
+  n_test++;
+  if (!cond)
+    n_fail++;
+  printf ("%sok %d - %s\n", cond ? "" : "not ", n_test, name);
+  fflush (stdout);
+}
+
+static const char *const envp[] = { "PATH=/usr/bin:/bin", "HOME=/sandbox", NULL };
+
+static struct rc_step
+step (const char *const *argv)
+{
+  struct rc_step s = { .argv = argv };
+  s.limits.wall_ms = 10000;
+  s.limits.memory_bytes = 256ULL << 20;
+  s.limits.pids = 64;
+  return s;
+}
+
+int
+main (void)
+{
+  struct rc_config cfg;
+  struct rc_sandbox *sb = NULL;
+  enum rc_sandbox_mode mode;
+  rc_err_t err = NULL;
+  char name[64], sessdir[] = "/var/tmp/rc-jobs-test-XXXXXX";
+  int r;
+
+  if (geteuid () != 0)
+    {
+      if (getenv ("RC_NO_SKIP"))
+        {
+          printf ("1..1\nnot ok 1 - needs root (RC_NO_SKIP set)\n");
+          return 1;
+        }
+      printf ("1..0 # SKIP needs root\n");
+      return 0;
+    }
+  printf ("1..16\n");
+  setenv ("RUN_UID_BASE", "30200", 1);
+  memset (&cfg, 0, sizeof cfg);
+  if (rc_config_load_env (&cfg, &err) < 0)
+    {
+      printf ("Bail out! config: %s\n", rc_error_text (err));
+      return 1;
+    }
+  snprintf (name, sizeof name, "runcell-jobs-test-%ld", (long)getpid ());
+  free (cfg.cgroup_name);
+  cfg.cgroup_name = strdup (name);
+  cfg.concurrency = 2;
+  if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0 || rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
+    {
+      printf ("Bail out! setup: %s\n", rc_error_text (err));
+      rc_sandbox_host_teardown (&cfg);
+      return 1;
+    }
+  ok (mode == RC_SANDBOX_ISOLATED, "root gets the isolated mode");
+
+  {
+    /* Three steps: the first writes into the workspace, the second reads
+     * it and its stdin, the third fails and stops the job, the fourth never
+     * runs. */
+    static const char *const s1[] = { "/bin/sh", "-c", "echo built > out.txt; echo one", NULL };
+    static const char *const s2[] = { "/bin/sh", "-c", "cat out.txt; tr a-z A-Z", NULL };
+    static const char *const s3[] = { "/bin/sh", "-c", "echo failing >&2; exit 3", NULL };
+    static const char *const s4[] = { "/bin/echo", "never", NULL };
+    struct rc_step steps[4] = { step (s1), step (s2), step (s3), step (s4) };
+    struct rc_file files[] = { { .path = "src/main.txt", .data = "input", .len = 5 } };
+    struct rc_job_spec spec
+        = { .slot = 0, .files = files, .n_files = 1, .steps = steps, .n_steps = 4, .envp = envp };
+    struct rc_job_result res = { 0 };
+    steps[1].stdin_data = "hello stdin";
+    steps[1].stdin_len = 11;
+    steps[2].stop_on_failure = true;
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    ok (r == 0 && res.n_steps == 4, "a four-step job runs");
+    ok (r == 0 && res.steps[0].ran && res.steps[0].exited && res.steps[0].exit_code == 0
+            && strcmp (res.steps[0].out.data, "one\n") == 0,
+        "step 1 ran and printed");
+    ok (r == 0 && res.steps[1].ran && strcmp (res.steps[1].out.data, "built\nHELLO STDIN") == 0,
+        "step 2 sees step 1's file and its own stdin");
+    ok (r == 0 && res.steps[2].ran && res.steps[2].exit_code == 3
+            && strcmp (res.steps[2].err.data, "failing\n") == 0,
+        "step 3 failed with its exit code and stderr");
+    ok (r == 0 && !res.steps[3].ran, "stop_on_failure: step 4 did not run");
+    if (r < 0)
+      printf ("# %s\n", rc_error_text (err));
+    rc_error_free (&err);
+    rc_job_result_free (&res);
+    ok (rc_sandbox_slot_clean (sb, 0, &err) == 0, "slot 0 is clean after the job");
+    rc_error_free (&err);
+  }
+
+  {
+    /* The combined budget drops output past it but lets the program
+     * finish; exit code and flags say so. */
+    static const char *const s1[]
+        = { "/bin/sh", "-c", "head -c 100000 /dev/zero; echo done >&2", NULL };
+    struct rc_step steps[1] = { step (s1) };
+    struct rc_job_spec spec = { .slot = 1, .steps = steps, .n_steps = 1, .envp = envp };
+    struct rc_job_result res = { 0 };
+    steps[0].limits.output_bytes = 1000;
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    ok (r == 0 && res.steps[0].truncated && !res.steps[0].output_overflow && res.steps[0].exited
+            && res.steps[0].exit_code == 0 && res.steps[0].out.len + res.steps[0].err.len == 1000,
+        "output budget: truncated at 1000 bytes, program ran to its end");
+    rc_error_free (&err);
+    rc_job_result_free (&res);
+  }
+
+  {
+    /* A session workspace: the host directory is bound at /sandbox; the
+     * job's writes land there, owned by the slot uid. */
+    static const char *const s1[] = { "/bin/sh", "-c", "cat note.txt; echo made > made.txt", NULL };
+    struct rc_step steps[1] = { step (s1) };
+    struct rc_file files[] = { { .path = "note.txt", .data = "from host\n", .len = 10 } };
+    struct rc_job_spec spec = { .slot = 1,
+                                .workspace = RC_WORKSPACE_BIND,
+                                .files = files,
+                                .n_files = 1,
+                                .steps = steps,
+                                .n_steps = 1,
+                                .envp = envp };
+    struct rc_job_result res = { 0 };
+    struct stat st;
+    char path[128];
+    int dfd = -1;
+    if (mkdtemp (sessdir) != NULL)
+      {
+        chmod (sessdir, 0777);
+        dfd = open (sessdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      }
+    spec.bind_dirfd = dfd;
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    ok (r == 0 && res.steps[0].exit_code == 0 && strcmp (res.steps[0].out.data, "from host\n") == 0,
+        "bind workspace: input file visible in /sandbox");
+    snprintf (path, sizeof path, "%s/made.txt", sessdir);
+    ok (stat (path, &st) == 0 && st.st_uid == 30201,
+        "the job's file is in the session dir, uid 30201");
+    if (r < 0)
+      printf ("# %s\n", rc_error_text (err));
+    rc_error_free (&err);
+    rc_job_result_free (&res);
+    if (dfd >= 0)
+      close (dfd);
+    unlink (path);
+    snprintf (path, sizeof path, "%s/note.txt", sessdir);
+    unlink (path);
+    rmdir (sessdir);
+  }
+
+  {
+    /* A setup failure (a job file whose parent is a file) is the
+     * sandbox's: rc_sandbox_run fails with the step name, nothing ran. */
+    static const char *const s1[] = { "/bin/sh", "-c", "echo ran", NULL };
+    struct rc_step steps[1] = { step (s1) };
+    struct rc_file files[]
+        = { { .path = "a", .data = "x", .len = 1 }, { .path = "a/b", .data = "y", .len = 1 } };
+    struct rc_job_spec spec
+        = { .slot = 0, .files = files, .n_files = 2, .steps = steps, .n_steps = 1, .envp = envp };
+    struct rc_job_result res = { 0 };
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    ok (r < 0 && err && strncmp (err->msg, "sandbox: write input file errno=", 32) == 0,
+        "setup failure: 'sandbox: write input file errno=N'");
+    if (err)
+      printf ("# %s\n", rc_error_text (err));
+    ok (res.n_steps == 0 && res.steps == NULL, "no result for a job that never ran");
+    rc_error_free (&err);
+  }
+
+  {
+    /* An exec failure is the program's (127), not the sandbox's. */
+    static const char *const s1[] = { "/no/such/program", NULL };
+    struct rc_step steps[1] = { step (s1) };
+    struct rc_job_spec spec = { .slot = 0, .steps = steps, .n_steps = 1, .envp = envp };
+    struct rc_job_result res = { 0 };
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    ok (r == 0 && res.steps[0].exited && res.steps[0].exit_code == 127
+            && strstr (res.steps[0].err.data, "/no/such/program") != NULL,
+        "missing program: exit 127 with a message");
+    rc_error_free (&err);
+    rc_job_result_free (&res);
+  }
+
+  ok (rc_sandbox_slot_clean (sb, 0, &err) == 0 && rc_sandbox_slot_clean (sb, 1, &err) == 0,
+      "both slots clean at the end");
+  rc_error_free (&err);
+
+  {
+    /* A process of the slot uid outside the slot cgroup: a new handle
+     * (as after a worker died) refuses the slot instead of killing it. */
+    struct rc_sandbox *sb2 = NULL;
+    int pfd[2];
+    pid_t pid;
+    char c;
+    if (pipe (pfd) < 0)
+      return 1;
+    pid = fork ();
+    if (pid == 0)
+      {
+        close (pfd[0]);
+        if (setgroups (0, NULL) < 0 || setresgid (30200, 30200, 30200) < 0
+            || setresuid (30200, 30200, 30200) < 0)
+          _exit (1);
+        if (write (pfd[1], "x", 1) < 0)
+          _exit (1);
+        pause ();
+        _exit (0);
+      }
+    close (pfd[1]);
+    if (read (pfd[0], &c, 1) != 1)
+      c = 0;
+    close (pfd[0]);
+    r = rc_sandbox_open (&sb2, &cfg, mode, &err);
+    ok (r == 0 && c == 'x' && rc_sandbox_slot_clean (sb2, 0, &err) < 0 && err
+            && strstr (err->msg, "outside its cgroup") != NULL,
+        "a stranger with the slot uid: slot refused");
+    rc_error_free (&err);
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+    ok (sb2 && rc_sandbox_slot_clean (sb2, 0, &err) == 0, "once it is gone the slot is clean");
+    rc_error_free (&err);
+    rc_sandbox_close (sb2);
+  }
+  rc_sandbox_close (sb);
+  rc_sandbox_host_teardown (&cfg);
+  rc_config_free (&cfg);
+  return n_fail ? 1 : 0;
+}
