@@ -82,9 +82,8 @@ on_part_begin (void *ud, const struct rc_mp_part *part, const char **why)
         return refuse (c, 500, why, "internal");
       er->uploads = grown;
       memset (&grown[er->n_uploads], 0, sizeof *grown);
-      if (rc_session_path_normalize (part->filename, part->filename_len,
-                                     grown[er->n_uploads].path, sizeof grown[er->n_uploads].path,
-                                     false, &pwhy)
+      if (rc_session_path_normalize (part->filename, part->filename_len, grown[er->n_uploads].path,
+                                     sizeof grown[er->n_uploads].path, false, &pwhy)
           < 0)
         return refuse (c, 400, why, pwhy);
       er->n_uploads++;
@@ -145,8 +144,8 @@ on_part_data (void *ud, const char *data, size_t len, const char **why)
 static int
 on_part_end (void *ud, const char **why)
 {
-  (void) ud;
-  (void) why;
+  (void)ud;
+  (void)why;
   return 0;
 }
 
@@ -184,8 +183,8 @@ parse_execute (const struct rc_http_request *req, const struct rc_session_config
     return status;
   if (!c.have_language)
     status = 400, rc_http_error (res, 400, "language is required");
-  else if ((er->lang = rc_session_lang_find (c.language.data ? c.language.data : "",
-                                             c.language.len))
+  else if ((er->lang
+            = rc_session_lang_find (c.language.data ? c.language.data : "", c.language.len))
            == NULL)
     status = 400, rc_http_error (res, 400, "unsupported language");
   else if (!c.have_code)
@@ -414,7 +413,7 @@ files_put (struct rc_session *s, const struct rc_session_config *sc, const char 
   memset (&up, 0, sizeof up);
   snprintf (up.path, sizeof up.path, "%s", path);
   /* Borrowed, never freed here. */
-  up.data.data = (char *) (uintptr_t) req->body;
+  up.data.data = (char *)(uintptr_t)req->body;
   up.data.len = req->body_len;
   up.data.cap = req->body_len;
   if (rc_session_write_uploads (s, sc, &up, 1, res) != 0)
@@ -450,8 +449,7 @@ files_delete (struct rc_session *s, const char *path, struct rc_http_response *r
 
 static void
 handle_files (struct rc_app *app, const struct rc_session_config *sc, const char *id,
-              const char *raw_path, const struct rc_http_request *req,
-              struct rc_http_response *res)
+              const char *raw_path, const struct rc_http_request *req, struct rc_http_response *res)
 {
   char path[RC_SESSION_PATH_MAX + 1];
   const char *why = NULL;
@@ -473,8 +471,7 @@ handle_files (struct rc_app *app, const struct rc_session_config *sc, const char
       session_error (RC_SESSION_NOT_FOUND, NULL, res);
       return;
     }
-  if (rc_session_path_normalize (raw_path, strlen (raw_path), path, sizeof path, is_get, &why)
-      < 0)
+  if (rc_session_path_normalize (raw_path, strlen (raw_path), path, sizeof path, is_get, &why) < 0)
     {
       rc_http_error (res, 400, why);
       res->log_outcome = "bad_path";
@@ -577,7 +574,7 @@ rc_api_sessions_route (struct rc_app *app, const struct rc_http_request *req,
     }
   rest = p + 10;
   slash = strchr (rest, '/');
-  id_len = slash ? (size_t) (slash - rest) : strlen (rest);
+  id_len = slash ? (size_t)(slash - rest) : strlen (rest);
   if (!rc_session_id_valid (rest, id_len))
     {
       /* Not an id runcell hands out: no such session, whatever follows

@@ -12,6 +12,7 @@
 
 #include "core/log.h"
 #include "fcgi/app.h"
+#include "fcgi/metrics.h"
 #include "fcgi/session_exec.h"
 #include "fcgi/slots.h"
 
@@ -22,7 +23,7 @@ mono_ms (void)
 {
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000u + (uint64_t) ts.tv_nsec / 1000000u;
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 int
@@ -59,8 +60,20 @@ rc_app_run_job_wait (struct rc_app *app, struct rc_job_spec *spec, struct rc_job
   else
     {
       ret = rc_sandbox_run (app->sandbox, spec, result, &err);
-      if (ret < 0)
+      if (ret == 0)
         {
+          res->log_setup_us = result->setup_us;
+          for (size_t i = 0; i < result->n_steps; i++)
+            {
+              if (result->steps[i].oom_killed)
+                rc_metrics_count_oom ();
+              if (result->steps[i].limit != RC_LIMIT_NONE)
+                rc_metrics_count_clock_kill (result->steps[i].limit);
+            }
+        }
+      else
+        {
+          rc_metrics_count_sandbox_failure ();
           rc_log (RC_LOG_ERROR, "sandbox_failure", "slot %d: %s", slot, rc_error_text (err));
           rc_error_free (&err);
           rc_http_error (res, 500, "internal");

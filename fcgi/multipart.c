@@ -63,7 +63,7 @@ boundary_valid (const char *b, size_t n)
   if (n == 0 || n > RC_MP_BOUNDARY_MAX || b[n - 1] == ' ')
     return false;
   for (size_t i = 0; i < n; i++)
-    if (!is_bchar ((unsigned char) b[i]))
+    if (!is_bchar ((unsigned char)b[i]))
       return false;
   return true;
 }
@@ -96,9 +96,9 @@ rc_mp_boundary (const char *ct, char *out, size_t out_size)
       while (*p == ' ' || *p == '\t')
         p++;
       name = p;
-      while (is_tchar ((unsigned char) *p))
+      while (is_tchar ((unsigned char)*p))
         p++;
-      nlen = (size_t) (p - name);
+      nlen = (size_t)(p - name);
       if (nlen == 0 || *p != '=')
         return -1;
       p++;
@@ -120,9 +120,9 @@ rc_mp_boundary (const char *ct, char *out, size_t out_size)
       else
         {
           val = p;
-          while (is_tchar ((unsigned char) *p))
+          while (is_tchar ((unsigned char)*p))
             p++;
-          vlen = (size_t) (p - val);
+          vlen = (size_t)(p - val);
           if (vlen > RC_MP_BOUNDARY_MAX)
             return -1;
           memcpy (tmp, val, vlen);
@@ -211,7 +211,7 @@ hexval (unsigned char c)
 {
   if (c >= '0' && c <= '9')
     return c - '0';
-  c = (unsigned char) tolower (c);
+  c = (unsigned char)tolower (c);
   if (c >= 'a' && c <= 'f')
     return c - 'a' + 10;
   return -1;
@@ -228,10 +228,10 @@ decode_ext_value (const char *v, size_t n, char **out, size_t *out_len)
   if (n < 7 || strncasecmp (v, "UTF-8'", 6) != 0)
     return -1;
   q1 = v + 5;
-  q2 = memchr (q1 + 1, '\'', (size_t) (end - q1 - 1));
+  q2 = memchr (q1 + 1, '\'', (size_t)(end - q1 - 1));
   if (q2 == NULL)
     return -1;
-  dst = malloc ((size_t) (end - q2) + 1);
+  dst = malloc ((size_t)(end - q2) + 1);
   if (dst == NULL)
     return -1;
   for (const char *s = q2 + 1; s < end; s++)
@@ -239,16 +239,16 @@ decode_ext_value (const char *v, size_t n, char **out, size_t *out_len)
       if (*s == '%')
         {
           int hi, lo;
-          if (end - s < 3 || (hi = hexval ((unsigned char) s[1])) < 0
-              || (lo = hexval ((unsigned char) s[2])) < 0)
+          if (end - s < 3 || (hi = hexval ((unsigned char)s[1])) < 0
+              || (lo = hexval ((unsigned char)s[2])) < 0)
             {
               free (dst);
               return -1;
             }
-          dst[o++] = (char) (hi * 16 + lo);
+          dst[o++] = (char)(hi * 16 + lo);
           s += 2;
         }
-      else if (is_tchar ((unsigned char) *s) && *s != '*' && *s != '\'' && *s != '%')
+      else if (is_tchar ((unsigned char)*s) && *s != '*' && *s != '\'' && *s != '%')
         dst[o++] = *s;
       else
         {
@@ -291,9 +291,9 @@ parse_disposition (struct rc_mp_parser *p, const char *v, size_t n, const char *
       while (s < end && (*s == ' ' || *s == '\t'))
         s++;
       pname = s;
-      while (s < end && is_tchar ((unsigned char) *s))
+      while (s < end && is_tchar ((unsigned char)*s))
         s++;
-      plen = (size_t) (s - pname);
+      plen = (size_t)(s - pname);
       while (s < end && (*s == ' ' || *s == '\t'))
         s++;
       if (plen == 0 || s == end || *s != '=')
@@ -304,7 +304,7 @@ parse_disposition (struct rc_mp_parser *p, const char *v, size_t n, const char *
       if (s < end && *s == '"')
         {
           const char *start = ++s;
-          val = malloc ((size_t) (end - start) + 1);
+          val = malloc ((size_t)(end - start) + 1);
           if (val == NULL)
             goto bad;
           while (s < end && *s != '"')
@@ -326,7 +326,7 @@ parse_disposition (struct rc_mp_parser *p, const char *v, size_t n, const char *
           const char *start = s;
           while (s < end && *s != ';' && *s != ' ' && *s != '\t')
             s++;
-          vlen = (size_t) (s - start);
+          vlen = (size_t)(s - start);
           val = strndup (start, vlen);
           if (val == NULL)
             goto bad;
@@ -372,8 +372,9 @@ bad:
     {
       free (fname_plain);
       free (fname_ext);
-      return fail (p, why, p->name ? "malformed Content-Disposition"
-                                   : "part without a name in Content-Disposition");
+      return fail (p, why,
+                   p->name ? "malformed Content-Disposition"
+                           : "part without a name in Content-Disposition");
     }
   if (fname_ext)
     {
@@ -409,14 +410,14 @@ parse_headers (struct rc_mp_parser *p, const char *block, size_t n, const char *
         return fail (p, why, "malformed part headers");
       if (s[0] == ' ' || s[0] == '\t')
         return fail (p, why, "folded part headers are not accepted");
-      if (memchr (s, '\r', (size_t) (eol - s)) || memchr (s, '\n', (size_t) (eol - s))
-          || memchr (s, '\0', (size_t) (eol - s)))
+      if (memchr (s, '\r', (size_t)(eol - s)) || memchr (s, '\n', (size_t)(eol - s))
+          || memchr (s, '\0', (size_t)(eol - s)))
         return fail (p, why, "malformed part headers");
-      colon = memchr (s, ':', (size_t) (eol - s));
+      colon = memchr (s, ':', (size_t)(eol - s));
       if (colon == NULL || colon == s)
         return fail (p, why, "malformed part header line");
       for (const char *q = s; q < colon; q++)
-        if (!is_tchar ((unsigned char) *q))
+        if (!is_tchar ((unsigned char)*q))
           return fail (p, why, "malformed part header name");
       v = colon + 1;
       while (v < eol && (*v == ' ' || *v == '\t'))
@@ -429,14 +430,14 @@ parse_headers (struct rc_mp_parser *p, const char *block, size_t n, const char *
           if (have_disp)
             return fail (p, why, "duplicate Content-Disposition");
           have_disp = true;
-          if (parse_disposition (p, v, (size_t) (vend - v), why) < 0)
+          if (parse_disposition (p, v, (size_t)(vend - v), why) < 0)
             return -1;
         }
       else if (colon - s == 12 && strncasecmp (s, "Content-Type", 12) == 0)
         {
           if (p->ctype)
             return fail (p, why, "duplicate Content-Type");
-          p->ctype = strndup (v, (size_t) (vend - v));
+          p->ctype = strndup (v, (size_t)(vend - v));
           if (p->ctype == NULL)
             return fail (p, why, "out of memory");
         }
@@ -467,7 +468,7 @@ process (struct rc_mp_parser *p, const char **why)
           size_t emit;
           if (at)
             {
-              emit = (size_t) (at - p->buf);
+              emit = (size_t)(at - p->buf);
               if (p->state == MP_BODY)
                 {
                   const char *cwhy = NULL;
@@ -522,7 +523,7 @@ process (struct rc_mp_parser *p, const char **why)
                 return fail (p, why, "multipart part headers too large");
               return 0;
             }
-          hlen = (size_t) (at - p->buf) + 4;
+          hlen = (size_t)(at - p->buf) + 4;
           if (hlen > p->limits.max_header_bytes)
             return fail (p, why, "multipart part headers too large");
           if (parse_headers (p, p->buf, hlen - 2, why) < 0)

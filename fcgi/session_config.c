@@ -21,13 +21,13 @@ static struct rc_session_config *recorded;
 static const char *
 env_get (const char *name, void *ud)
 {
-  (void) ud;
+  (void)ud;
   return getenv (name);
 }
 
 static int
-load_count (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t max,
-            uint64_t *out, rc_err_t *err)
+load_count (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t max, uint64_t *out,
+            rc_err_t *err)
 {
   const char *v = get (name, ud);
   uint64_t n;
@@ -35,7 +35,7 @@ load_count (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t
     return 0;
   if (rc_parse_u64 (v, &n) < 0 || n < min || n > max)
     return rc_error_set (err, EINVAL, "%s: expected an integer from %llu to %llu, got '%s'", name,
-                         (unsigned long long) min, (unsigned long long) max, v);
+                         (unsigned long long)min, (unsigned long long)max, v);
   *out = n;
   return 0;
 }
@@ -52,7 +52,7 @@ load_bytes (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t
     return rc_error_set (err, EINVAL,
                          "%s: expected a size of at least %llu bytes such as 1048576, 64k or "
                          "256M, got '%s'",
-                         name, (unsigned long long) min, v);
+                         name, (unsigned long long)min, v);
   *out = n;
   return 0;
 }

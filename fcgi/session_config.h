@@ -26,24 +26,24 @@ enum rc_session_quota
 
 struct rc_session_config
 {
-  char *sessions_dir;          /* RUN_SESSIONS_DIR (NULL: <RUN_STATE_DIR>/sessions) */
-  enum rc_session_quota quota; /* SESSION_QUOTA: tmpfs (default when root) | none */
-  bool quota_set;              /* SESSION_QUOTA given explicitly */
-  uint64_t max_sessions;       /* MAX_SESSIONS (64) */
-  uint64_t max_session_size;   /* MAX_SESSION_SIZE (104857600 bytes) */
+  char *sessions_dir;           /* RUN_SESSIONS_DIR (NULL: <RUN_STATE_DIR>/sessions) */
+  enum rc_session_quota quota;  /* SESSION_QUOTA: tmpfs (default when root) | none */
+  bool quota_set;               /* SESSION_QUOTA given explicitly */
+  uint64_t max_sessions;        /* MAX_SESSIONS (64) */
+  uint64_t max_session_size;    /* MAX_SESSION_SIZE (104857600 bytes) */
   uint64_t max_session_entries; /* MAX_SESSION_ENTRIES (32768 inodes) */
-  uint64_t max_attachments;    /* MAX_RESULT_ATTACHMENTS (256) */
-  uint64_t max_output;         /* MAX_OUTPUT_SIZE (10485760): truncated past it */
-  uint64_t max_code;           /* MAX_CODE_LENGTH (65536) */
-  uint64_t timeout_s;          /* EXECUTION_TIMEOUT (20 s of wall clock) */
-  uint64_t memory;             /* MAX_MEMORY (256M): the job's memory cgroup limit */
-  uint64_t pids;               /* CONTAINER_PIDS_LIMIT (128) */
-  uint64_t nofile;             /* CONTAINER_ULIMIT_NOFILE (1024; the sandbox caps at 256) */
-  uint64_t fsize;              /* CONTAINER_ULIMIT_FSIZE (268435456 bytes per file) */
-  uint64_t tmp_size;           /* CONTAINER_TMPFS_SIZE (64m): the job's /tmp */
-  uint64_t inactivity_s;       /* SESSION_INACTIVITY_TIMEOUT_SECONDS (1800) */
-  uint64_t sweep_s;            /* SESSION_SWEEP_INTERVAL_SECONDS (60) */
-  uint64_t lock_wait_s;        /* SESSION_LOCK_WAIT_TIMEOUT_SECONDS (30) */
+  uint64_t max_attachments;     /* MAX_RESULT_ATTACHMENTS (256) */
+  uint64_t max_output;          /* MAX_OUTPUT_SIZE (10485760): truncated past it */
+  uint64_t max_code;            /* MAX_CODE_LENGTH (65536) */
+  uint64_t timeout_s;           /* EXECUTION_TIMEOUT (20 s of wall clock) */
+  uint64_t memory;              /* MAX_MEMORY (256M): the job's memory cgroup limit */
+  uint64_t pids;                /* CONTAINER_PIDS_LIMIT (128) */
+  uint64_t nofile;              /* CONTAINER_ULIMIT_NOFILE (1024; the sandbox caps at 256) */
+  uint64_t fsize;               /* CONTAINER_ULIMIT_FSIZE (268435456 bytes per file) */
+  uint64_t tmp_size;            /* CONTAINER_TMPFS_SIZE (64m): the job's /tmp */
+  uint64_t inactivity_s;        /* SESSION_INACTIVITY_TIMEOUT_SECONDS (1800) */
+  uint64_t sweep_s;             /* SESSION_SWEEP_INTERVAL_SECONDS (60) */
+  uint64_t lock_wait_s;         /* SESSION_LOCK_WAIT_TIMEOUT_SECONDS (30) */
 };
 
 /* Reads the variables with getenv(3).  Also records sc as the process's

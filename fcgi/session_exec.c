@@ -84,7 +84,7 @@ rc_session_write_uploads (struct rc_session *s, const struct rc_session_config *
     if (ups[i].data.len > sc->fsize)
       {
         rc_http_errorf (res, 413, "%s: larger than CONTAINER_ULIMIT_FSIZE (%llu bytes)",
-                        ups[i].path, (unsigned long long) sc->fsize);
+                        ups[i].path, (unsigned long long)sc->fsize);
         return 413;
       }
   /* One upload inside another's path ("d" and "d/x") cannot both be
@@ -157,16 +157,16 @@ put_disposition (struct rc_buf *b, const char *path, size_t len)
   rc_buf_append_str (b, "Content-Disposition: attachment; name=\"attachments\"; filename=\"");
   for (size_t i = 0; i < len; i++)
     {
-      unsigned char c = (unsigned char) path[i];
-      char out = (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '/') ? (char) c : '_';
+      unsigned char c = (unsigned char)path[i];
+      char out = (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '/') ? (char)c : '_';
       rc_buf_append (b, &out, 1);
     }
   rc_buf_append_str (b, "\"; filename*=UTF-8''");
   for (size_t i = 0; i < len; i++)
     {
-      unsigned char c = (unsigned char) path[i];
+      unsigned char c = (unsigned char)path[i];
       if (attr_char (c))
-        rc_buf_append (b, (const char *) &c, 1);
+        rc_buf_append (b, (const char *)&c, 1);
       else
         {
           char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
@@ -181,7 +181,7 @@ make_boundary (char out[48])
 {
   static const char hex[] = "0123456789abcdef";
   unsigned char raw[16];
-  if (getrandom (raw, sizeof raw, 0) != (ssize_t) sizeof raw)
+  if (getrandom (raw, sizeof raw, 0) != (ssize_t)sizeof raw)
     memset (raw, 0x3c, sizeof raw);
   memcpy (out, "runcell-", 8);
   for (size_t i = 0; i < sizeof raw; i++)
@@ -211,8 +211,8 @@ prepare_slot (int slot, void *ud)
   struct prep_ctx *c = ud;
   if (c->app->sandbox && rc_sandbox_mode_of (c->app->sandbox) == RC_SANDBOX_ISOLATED)
     {
-      uid_t uid = (uid_t) (c->app->cfg->uid_base + (unsigned) slot);
-      if (rc_sfs_chown_tree (c->s->dirfd, uid, (gid_t) uid) < 0)
+      uid_t uid = (uid_t)(c->app->cfg->uid_base + (unsigned)slot);
+      if (rc_sfs_chown_tree (c->s->dirfd, uid, (gid_t)uid) < 0)
         rc_log (RC_LOG_WARN, "session_chown", "some entries keep their owner: %s",
                 strerror (errno));
     }
@@ -228,7 +228,7 @@ static char *
 build_script (const struct rc_session_config *sc, const struct rc_session_lang *lang)
 {
   char *script = NULL;
-  unsigned long long fsize_blocks = (unsigned long long) ((sc->fsize + 511) / 512);
+  unsigned long long fsize_blocks = (unsigned long long)((sc->fsize + 511) / 512);
   /* dash's ulimit -f counts 512-byte blocks.  The sandbox's own
    * RLIMIT_NOFILE is a hard ceiling: asking for more fails harmlessly. */
   if (asprintf (&script,
@@ -240,7 +240,7 @@ build_script (const struct rc_session_config *sc, const struct rc_session_lang *
                 "%s"
                 "cd /sandbox || exit 126\n"
                 "%s\n",
-                (unsigned long long) sc->nofile, fsize_blocks, lang->file,
+                (unsigned long long)sc->nofile, fsize_blocks, lang->file,
                 lang->helper ? "printf '%s' \"$2\" > \"$d/helper.js\" || exit 126\n" : "",
                 lang->commands)
       < 0)
@@ -353,7 +353,7 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   spec.bind_dirfd = bind_fd;
   spec.steps = &step;
   spec.n_steps = 1;
-  spec.envp = (const char *const *) env;
+  spec.envp = (const char *const *)env;
   spec.tmp_bytes = sc->tmp_size;
 
   if (rc_app_run_job_wait (app, &spec, &result, res, sc->lock_wait_s * 1000u, prepare_slot, &pc)
@@ -388,7 +388,7 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
       int fd;
       bool ok = false;
       if (n_att < sc->max_attachments && is_utf8 (e->path, e->path_len)
-          && att_bytes + (uint64_t) e->size <= ATTACH_BYTES_MAX
+          && att_bytes + (uint64_t)e->size <= ATTACH_BYTES_MAX
           && (fd = rc_sfs_open_regular (s->dirfd, e->path, &sb)) >= 0)
         {
           att[n_att].e = e;
@@ -419,7 +419,7 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   rc_json_key (&json, &first, "return_code");
   rc_json_i64 (&json, st->exited ? st->exit_code : 128 + st->term_signal);
   rc_json_key (&json, &first, "execution_time");
-  rc_buf_printf (&json, "%.3f", (double) st->wall_ms / 1000.0);
+  rc_buf_printf (&json, "%.3f", (double)st->wall_ms / 1000.0);
   rc_json_key (&json, &first, "timed_out");
   rc_json_bool (&json, st->timed_out || st->limit == RC_LIMIT_WALL || st->limit == RC_LIMIT_CPU);
   rc_json_key (&json, &first, "truncated");

@@ -76,9 +76,9 @@ rc_sfs_open (int rootfd, const char *path, int flags)
   if (*path == '\0')
     return openat (rootfd, ".", flags | O_CLOEXEC);
   memset (&how, 0, sizeof how);
-  how.flags = (uint64_t) (flags | O_CLOEXEC | O_NOFOLLOW);
-  how.resolve = RC_RESOLVE_BENEATH | RC_RESOLVE_NO_SYMLINKS | RC_RESOLVE_NO_MAGICLINKS
-                | RC_RESOLVE_NO_XDEV;
+  how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW);
+  how.resolve
+      = RC_RESOLVE_BENEATH | RC_RESOLVE_NO_SYMLINKS | RC_RESOLVE_NO_MAGICLINKS | RC_RESOLVE_NO_XDEV;
   fd = rc_openat2 (rootfd, path, &how);
   if (fd >= 0 || (errno != ENOSYS && errno != E2BIG))
     return fd;
@@ -139,13 +139,13 @@ rc_sfs_read_fd (int fd, uint64_t max, struct rc_buf *out)
         }
       if (n == 0)
         return 0;
-      total += (uint64_t) n;
+      total += (uint64_t)n;
       if (total > max)
         {
           errno = EFBIG;
           return -1;
         }
-      if (rc_buf_append (out, chunk, (size_t) n) < 0)
+      if (rc_buf_append (out, chunk, (size_t)n) < 0)
         {
           errno = ENOMEM;
           return -1;
@@ -166,7 +166,7 @@ write_all (int fd, const char *data, size_t len)
           return -1;
         }
       data += n;
-      len -= (size_t) n;
+      len -= (size_t)n;
     }
   return 0;
 }
@@ -196,7 +196,7 @@ open_parents (int rootfd, const char *dir, struct rc_sfs_stage *st)
   while (dfd >= 0 && *p)
     {
       const char *slash = strchr (p, '/');
-      size_t n = slash ? (size_t) (slash - p) : strlen (p);
+      size_t n = slash ? (size_t)(slash - p) : strlen (p);
       char comp[256];
       int next, saved;
 
@@ -207,7 +207,7 @@ open_parents (int rootfd, const char *dir, struct rc_sfs_stage *st)
         {
           if (mkdirat (dfd, comp, 0755) < 0 && errno != EEXIST)
             goto fail;
-          if (push_created (st, dir, (size_t) (p - dir) + n) < 0)
+          if (push_created (st, dir, (size_t)(p - dir) + n) < 0)
             goto fail;
           next = openat (dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         }
@@ -237,7 +237,7 @@ random_hex (char *out, size_t nbytes)
   static const char hex[] = "0123456789abcdef";
   if (nbytes > sizeof raw)
     nbytes = sizeof raw;
-  if (getrandom (raw, nbytes, 0) != (ssize_t) nbytes)
+  if (getrandom (raw, nbytes, 0) != (ssize_t)nbytes)
     memset (raw, 0x5a, nbytes);
   for (size_t i = 0; i < nbytes; i++)
     {
@@ -248,11 +248,10 @@ random_hex (char *out, size_t nbytes)
 }
 
 int
-rc_sfs_stage (int rootfd, const char *path, const void *data, size_t len,
-              struct rc_sfs_stage *st)
+rc_sfs_stage (int rootfd, const char *path, const void *data, size_t len, struct rc_sfs_stage *st)
 {
   const char *slash = strrchr (path, '/');
-  char *dir = slash ? strndup (path, (size_t) (slash - path)) : strdup ("");
+  char *dir = slash ? strndup (path, (size_t)(slash - path)) : strdup ("");
   struct stat sb;
   int saved;
 
@@ -321,7 +320,7 @@ rmdir_beneath (int rootfd, const char *path)
   int pfd;
   if (slash)
     {
-      char *dir = strndup (path, (size_t) (slash - path));
+      char *dir = strndup (path, (size_t)(slash - path));
       if (dir == NULL)
         return;
       pfd = rc_sfs_open (rootfd, dir, O_PATH | O_DIRECTORY);
@@ -449,7 +448,7 @@ rc_sfs_remove (int rootfd, const char *path)
 
   if (slash)
     {
-      char *dir = strndup (path, (size_t) (slash - path));
+      char *dir = strndup (path, (size_t)(slash - path));
       if (dir == NULL)
         return -1;
       pfd = rc_sfs_open (rootfd, dir, O_PATH | O_DIRECTORY);
@@ -494,7 +493,7 @@ rc_sfs_remove (int rootfd, const char *path)
 static int
 cmp_names (const void *a, const void *b)
 {
-  return strcmp (*(char *const *) a, *(char *const *) b);
+  return strcmp (*(char *const *)a, *(char *const *)b);
 }
 
 static const char *
@@ -565,10 +564,10 @@ rc_sfs_list_json (int dirfd, const char *path, struct rc_buf *out)
       rc_json_key (out, &f, "type");
       rc_json_cstring (out, type_of (sb.st_mode));
       rc_json_key (out, &f, "size");
-      rc_json_u64 (out, (uint64_t) sb.st_size);
+      rc_json_u64 (out, (uint64_t)sb.st_size);
       rc_json_key (out, &f, "modified_at");
-      rc_buf_printf (out, "%lld.%06ld", (long long) sb.st_mtim.tv_sec,
-                     (long) (sb.st_mtim.tv_nsec / 1000));
+      rc_buf_printf (out, "%lld.%06ld", (long long)sb.st_mtim.tv_sec,
+                     (long)(sb.st_mtim.tv_nsec / 1000));
       rc_buf_append (out, "}", 1);
     }
   rc_buf_append_str (out, "]}");
@@ -640,8 +639,7 @@ rc_sfs_chown_tree (int rootfd, uid_t uid, gid_t gid)
 
   if (dfd < 0)
     return -1;
-  if (fstat (dfd, &sb) == 0 && (sb.st_uid != uid || sb.st_gid != gid)
-      && fchown (dfd, uid, gid) < 0)
+  if (fstat (dfd, &sb) == 0 && (sb.st_uid != uid || sb.st_gid != gid) && fchown (dfd, uid, gid) < 0)
     {
       close (dfd);
       return -1;

@@ -94,7 +94,6 @@ void rc_sfs_snapshot_free (struct rc_sfs_snapshot *snap);
 /* Indices into after->e of changed or new files, and into before->e of
  * deleted ones (arrays malloc'd, sorted by path). */
 int rc_sfs_snapshot_diff (struct rc_sfs_snapshot *before, struct rc_sfs_snapshot *after,
-                          size_t **changed, size_t *n_changed, size_t **deleted,
-                          size_t *n_deleted);
+                          size_t **changed, size_t *n_changed, size_t **deleted, size_t *n_deleted);
 
 #endif

@@ -31,7 +31,7 @@
   "const path = require('path');\n"                                                                \
   "let tsPath;\n"                                                                                  \
   "try {\n"                                                                                        \
-  "  tsPath = require.resolve('typescript', { paths: ['/opt/runcell/node/node_modules',\n"        \
+  "  tsPath = require.resolve('typescript', { paths: ['/opt/runcell/node/node_modules',\n"         \
   "    '/usr/share/nodejs', '/usr/lib/node_modules', '/usr/local/lib/node_modules'] });\n"         \
   "} catch (e) {\n"                                                                                \
   "  process.stderr.write('typescript is not installed\\n');\n"                                    \
@@ -64,8 +64,7 @@ static const struct rc_session_lang langs[] = {
     "\"$d/Main.java\"",
     NULL, "java" },
   { "csharp", "main.cs",
-    "mcs -nologo -out:\"$d/main.exe\" \"$d/main.cs\" && exec mono \"$d/main.exe\"", NULL,
-    "mcs" },
+    "mcs -nologo -out:\"$d/main.exe\" \"$d/main.cs\" && exec mono \"$d/main.exe\"", NULL, "mcs" },
   { "rust", "main.rs",
     "rustc --edition 2021 -C opt-level=1 -o \"$d/main\" \"$d/main.rs\" && exec \"$d/main\"", NULL,
     "rustc" },
@@ -77,7 +76,7 @@ rc_session_lang_find (const char *name, size_t len)
   static const struct
   {
     const char *alias, *name;
-  } aliases[] = { { "c++", "cpp" }, { "c#", "csharp" }, { "js", "javascript" },
+  } aliases[] = { { "c++", "cpp" },       { "c#", "csharp" }, { "js", "javascript" },
                   { "ts", "typescript" }, { "py", "python" }, { "sh", "bash" } };
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
     if (strlen (aliases[i].alias) == len && memcmp (aliases[i].alias, name, len) == 0)

@@ -29,8 +29,8 @@ has_encoded_separator (const char *s, size_t n)
 }
 
 int
-rc_session_path_normalize (const char *in, size_t len, char *out, size_t out_size,
-                           bool allow_empty, const char **why)
+rc_session_path_normalize (const char *in, size_t len, char *out, size_t out_size, bool allow_empty,
+                           const char **why)
 {
   size_t i = 0, o = 0, depth = 0;
 

@@ -55,7 +55,7 @@ random_id (char out[RC_SESSION_ID_LEN + 1], rc_err_t *err)
             continue;
           return rc_error_sys (err, "getrandom");
         }
-      got += (size_t) n;
+      got += (size_t)n;
     }
   for (size_t i = 0; i < sizeof raw; i++)
     {
@@ -111,7 +111,7 @@ now_ms (void)
 {
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000u + (uint64_t) ts.tv_nsec / 1000000u;
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 /* flock with a deadline; 0, or -1 with errno EWOULDBLOCK on timeout. */
@@ -168,8 +168,8 @@ mount_quota (const struct rc_session_config *sc, const char *dir, rc_err_t *err)
     return 0;
   /* nr_inodes counts the root directory too. */
   snprintf (opts, sizeof opts, "size=%llu,nr_inodes=%llu,mode=0700,uid=0,gid=0",
-            (unsigned long long) sc->max_session_size,
-            (unsigned long long) sc->max_session_entries + 1);
+            (unsigned long long)sc->max_session_size,
+            (unsigned long long)sc->max_session_entries + 1);
   if (mount ("runcell-session", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
     return rc_error_sys (err, "mount tmpfs %s (%s)", dir, opts);
   return 0;
@@ -249,7 +249,7 @@ rc_session_create (const struct rc_config *cfg, const struct rc_session_config *
       rc_error_sys (err, "count sessions in %s", root);
       return RC_SESSION_ERROR;
     }
-  if ((uint64_t) n >= sc->max_sessions)
+  if ((uint64_t)n >= sc->max_sessions)
     return RC_SESSION_FULL;
   if (random_id (s->id, err) < 0 || random_id (name, err) < 0)
     return RC_SESSION_ERROR;
@@ -478,6 +478,77 @@ rc_sessions_host_teardown (const struct rc_config *cfg)
     remove_all (root);
 }
 
+/* Removes data directories no record points to (a worker killed between
+ * creating a session's directory and its record, or a record removed
+ * after a failed unmount).  Under the creation lock, tried without
+ * waiting, so a creation in progress is never mistaken for an orphan. */
+static void
+sweep_orphans (const char *root)
+{
+  char p[4200], names[1024][RC_SESSION_ID_LEN + 1];
+  size_t n_names = 0;
+  cleanup_close int gfd = -1;
+  DIR *d;
+  struct dirent *de;
+
+  snprintf (p, sizeof p, "%s/.lock", root);
+  gfd = open (p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (gfd < 0 || flock (gfd, LOCK_EX | LOCK_NB) < 0)
+    return;
+  snprintf (p, sizeof p, "%s/meta", root);
+  d = opendir (p);
+  if (d == NULL)
+    return;
+  while ((de = readdir (d)) != NULL)
+    {
+      int fd;
+      if (!rc_session_id_valid (de->d_name, strlen (de->d_name)))
+        continue;
+      if (n_names == sizeof names / sizeof names[0])
+        {
+          closedir (d);
+          return; /* too many to be sure: leave everything */
+        }
+      fd = openat (dirfd (d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+      if (fd < 0 || read_data_name (fd, names[n_names]) < 0)
+        {
+          /* A record being written right now, or unreadable: be safe. */
+          if (fd >= 0)
+            close (fd);
+          closedir (d);
+          return;
+        }
+      close (fd);
+      n_names++;
+    }
+  closedir (d);
+  snprintf (p, sizeof p, "%s/data", root);
+  d = opendir (p);
+  if (d == NULL)
+    return;
+  while ((de = readdir (d)) != NULL)
+    {
+      bool used = false;
+      char dir[4300];
+      rc_err_t err = NULL;
+      if (!rc_session_id_valid (de->d_name, strlen (de->d_name)))
+        continue;
+      for (size_t i = 0; i < n_names && !used; i++)
+        used = strcmp (names[i], de->d_name) == 0;
+      if (used)
+        continue;
+      snprintf (dir, sizeof dir, "%s/%s", p, de->d_name);
+      if (remove_data_dir (dir, &err) < 0)
+        {
+          rc_log (RC_LOG_WARN, "session_orphan", "%s", rc_error_text (err));
+          rc_error_free (&err);
+        }
+      else
+        rc_log (RC_LOG_INFO, "session_orphan_removed", "%s", de->d_name);
+    }
+  closedir (d);
+}
+
 /* Master tick.  Cheap when nothing is due: one clock read; a sweep is one
  * readdir of meta/ and an fstatat per session. */
 void
@@ -513,14 +584,14 @@ rc_sessions_sweep (const struct rc_config *cfg)
       if (!rc_session_id_valid (de->d_name, strlen (de->d_name)))
         continue;
       if (fstatat (dirfd (d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0
-          || now.tv_sec - st.st_mtim.tv_sec < (time_t) sc->inactivity_s)
+          || now.tv_sec - st.st_mtim.tv_sec < (time_t)sc->inactivity_s)
         continue;
       fd = openat (dirfd (d), de->d_name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
       if (fd < 0)
         continue;
       /* In use right now: not idle.  Re-check the clock under the lock. */
       if (flock (fd, LOCK_EX | LOCK_NB) < 0 || fstat (fd, &st) < 0 || st.st_nlink == 0
-          || now.tv_sec - st.st_mtim.tv_sec < (time_t) sc->inactivity_s
+          || now.tv_sec - st.st_mtim.tv_sec < (time_t)sc->inactivity_s
           || read_data_name (fd, name) < 0)
         {
           close (fd);
@@ -541,4 +612,5 @@ rc_sessions_sweep (const struct rc_config *cfg)
         rc_log (RC_LOG_INFO, "session_expired", "%s", de->d_name);
     }
   closedir (d);
+  sweep_orphans (root);
 }

@@ -50,8 +50,8 @@ bool rc_session_id_valid (const char *id, size_t len);
 
 /* Creates a session and returns it locked. */
 enum rc_session_status rc_session_create (const struct rc_config *cfg,
-                                          const struct rc_session_config *sc,
-                                          struct rc_session *s, rc_err_t *err);
+                                          const struct rc_session_config *sc, struct rc_session *s,
+                                          rc_err_t *err);
 /* True when a session with this id exists (no lock taken). */
 bool rc_session_exists (const struct rc_config *cfg, const struct rc_session_config *sc,
                         const char *id);

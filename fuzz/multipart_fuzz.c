@@ -25,7 +25,7 @@ static int
 begin (void *ud, const struct rc_mp_part *p, const char **why)
 {
   struct state *s = ud;
-  (void) why;
+  (void)why;
   if (s->in_part || p->name == NULL || (p->filename == NULL && p->filename_len != 0))
     abort ();
   if (++s->parts > s->max_parts)
@@ -38,7 +38,7 @@ static int
 data (void *ud, const char *d, size_t n, const char **why)
 {
   struct state *s = ud;
-  (void) why;
+  (void)why;
   if (!s->in_part || (n > 0 && d == NULL))
     abort ();
   return 0;
@@ -48,7 +48,7 @@ static int
 end (void *ud, const char **why)
 {
   struct state *s = ud;
-  (void) why;
+  (void)why;
   if (!s->in_part)
     abort ();
   s->in_part = 0;
@@ -72,16 +72,16 @@ LLVMFuzzerTestOneInput (const uint8_t *buf, size_t len)
 
   if (len < 3)
     return 0;
-  chunk = (size_t) buf[0] + 1;
+  chunk = (size_t)buf[0] + 1;
   limits.max_parts = 16;
-  limits.max_header_bytes = 64 + (size_t) buf[1] * 8;
+  limits.max_header_bytes = 64 + (size_t)buf[1] * 8;
   st.max_parts = limits.max_parts;
   buf += 2;
   len -= 2;
   nl = memchr (buf, '\n', len < sizeof ct - 1 ? len : sizeof ct - 1);
   if (nl == NULL)
     return 0;
-  ctlen = (size_t) (nl - buf);
+  ctlen = (size_t)(nl - buf);
   memcpy (ct, buf, ctlen);
   ct[ctlen] = '\0';
   buf = nl + 1;
@@ -94,7 +94,7 @@ LLVMFuzzerTestOneInput (const uint8_t *buf, size_t len)
   if (p == NULL)
     return 0;
   for (size_t off = 0; r == 0 && off < len; off += chunk)
-    r = rc_mp_feed (p, (const char *) buf + off, len - off < chunk ? len - off : chunk, &why);
+    r = rc_mp_feed (p, (const char *)buf + off, len - off < chunk ? len - off : chunk, &why);
   if (r == 0)
     r = rc_mp_finish (p, &why);
   if (r < 0 && why == NULL)

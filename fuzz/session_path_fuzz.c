@@ -22,7 +22,7 @@ LLVMFuzzerTestOneInput (const uint8_t *buf, size_t len)
   const char *why = NULL;
   size_t n;
 
-  if (rc_session_path_normalize ((const char *) buf, len, out, sizeof out, len % 2 == 0, &why) < 0)
+  if (rc_session_path_normalize ((const char *)buf, len, out, sizeof out, len % 2 == 0, &why) < 0)
     {
       if (why == NULL)
         abort ();
@@ -36,7 +36,7 @@ LLVMFuzzerTestOneInput (const uint8_t *buf, size_t len)
   for (const char *c = out; *c;)
     {
       const char *slash = strchr (c, '/');
-      size_t l = slash ? (size_t) (slash - c) : strlen (c);
+      size_t l = slash ? (size_t)(slash - c) : strlen (c);
       if (l == 0 || l > RC_SESSION_NAME_MAX || (l == 1 && c[0] == '.')
           || (l == 2 && c[0] == '.' && c[1] == '.'))
         abort ();

@@ -55,6 +55,13 @@ static int
 set_rlimit (int resource, rlim_t value)
 {
   struct rlimit rl = { value, value };
+  if (setrlimit (resource, &rl) == 0)
+    return 0;
+  /* Raising a hard limit needs CAP_SYS_RESOURCE, which a container may
+   * have dropped: a lower limit than asked is stricter, so take it. */
+  if (errno != EPERM || getrlimit (resource, &rl) < 0 || rl.rlim_max >= value)
+    return -1;
+  rl.rlim_cur = rl.rlim_max;
   return setrlimit (resource, &rl);
 }
 
@@ -96,7 +103,7 @@ rc_child_setup_stdio (int in, int out, int errfd)
    * a worker and must never survive as the child's stdin). */
   for (i = 0; i < 3; i++)
     {
-      int moved = fcntl (fds[i], F_DUPFD_CLOEXEC, 10);
+      int moved = fcntl (fds[i], F_DUPFD_CLOEXEC, 3);
       if (moved < 0)
         return -1;
       fds[i] = moved;

@@ -193,12 +193,51 @@ check_userns (struct check_state *s)
             buf[0] == '|' ? " (a helper runs for every crashing job)" : "");
 }
 
+static void
+check_caps (struct check_state *s)
+{
+  /* What the worker and the init use; a container that dropped one of the
+   * required ones cannot build the sandbox. */
+  static const struct
+  {
+    int bit;
+    const char *name;
+    bool required;
+  } caps[] = {
+    { 21, "SYS_ADMIN (namespaces, mounts)", true },
+    { 6, "SETGID", true },
+    { 7, "SETUID", true },
+    { 27, "MKNOD (/dev nodes)", true },
+    { 0, "CHOWN (input files)", true },
+    { 5, "KILL (cleaning slots)", true },
+    { 24, "SYS_RESOURCE (rlimits above the inherited hard limit are clamped)", false },
+  };
+  FILE *f = fopen ("/proc/self/status", "re");
+  unsigned long long eff = 0;
+  char line[256];
+  size_t i;
+  if (f == NULL)
+    {
+      report (s, 2, "capabilities", "cannot read /proc/self/status");
+      return;
+    }
+  while (fgets (line, sizeof line, f))
+    if (sscanf (line, "CapEff: %llx", &eff) == 1)
+      break;
+  fclose (f);
+  for (i = 0; i < sizeof caps / sizeof caps[0]; i++)
+    if (!(eff & (1ULL << caps[i].bit)))
+      report (s, caps[i].required ? 2 : 1, "capability", "CAP_%s not effective", caps[i].name);
+}
+
 int
 rc_sandbox_check_host (const struct rc_config *cfg, bool verbose)
 {
   struct check_state s = { 0, 0 };
   (void)verbose;
   report (&s, geteuid () == 0 ? 0 : 2, "root", "euid %ld", (long)geteuid ());
+  if (geteuid () == 0)
+    check_caps (&s);
   check_kernel (&s);
   check_cgroup (&s);
   report (&s, fs_supported ("overlay") ? 0 : 2, "overlayfs",

@@ -15,7 +15,8 @@
  * to --result-json.  With --repeat N the job runs N times in this process
  * and the median per-job time is printed: the cost of one sandboxed job
  * without process start and host setup.  It is the entry point of the
- * isolation tests and the benchmarks.
+ * isolation tests and the benchmarks.  SIGINT/SIGTERM/SIGHUP end it after
+ * the current job, with the teardown done (exit 128+sig).
  */
 #include "config.h"
 
@@ -26,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +231,29 @@ print_summary (FILE *f, const struct rc_job_result *res, int code)
   fputs ("]}\n", f);
 }
 
+/* SIGINT, SIGTERM, SIGHUP: finish the current job (at most its wall
+ * limit), then tear the host setup down and exit 128+sig, so an
+ * interrupted run leaves no cgroup subtree behind.  (SIGKILL cannot be
+ * caught; the subtree "runcell-exec-<pid>" is then left for the operator.) */
+static volatile sig_atomic_t got_signal;
+
+static void
+on_signal (int sig)
+{
+  got_signal = sig;
+}
+
+static void
+catch_signals (void)
+{
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
+}
+
 static int
 cmp_u64 (const void *a, const void *b)
 {
@@ -374,6 +399,7 @@ cmd_exec (int argc, char **argv)
   times = calloc (o.repeat, sizeof (*times));
   if (times == NULL)
     goto out;
+  catch_signals ();
   for (uint64_t i = 0; i < o.repeat; i++)
     {
       uint64_t t = now_us ();
@@ -383,6 +409,13 @@ cmd_exec (int argc, char **argv)
       if (rc_sandbox_slot_clean (sb, o.slot, &err) < 0)
         goto fail;
       times[i] = now_us () - t;
+      if (got_signal)
+        {
+          fprintf (stderr, "runcell: interrupted by signal %d after %llu jobs\n", (int)got_signal,
+                   (unsigned long long)i + 1);
+          code = 128 + (int)got_signal;
+          goto out;
+        }
     }
 
   {

@@ -18,7 +18,10 @@
  *   keyed on x86_64 numbers (firejail #87, kafel #19).  libseccomp 2.5
  *   handles it when x32 is not in the filter: its x86_64 prologue sends
  *   nr >= 0x40000000 (other than -1) to the bad-arch action, i.e. kill.
- *   The unit test proves this on the exported code.
+ *   The unit test proves this on the exported code, and the syscall probe
+ *   on kernels: SIGSYS for x32 and i386 calls on Debian's 6.1 kernel booted
+ *   with syscall.x32=y (where the same calls run without the filter); the
+ *   development VM's kernel has neither ABI (ENOSYS, #GP on int $0x80).
  *
  * - clone(2) with any CLONE_NEW* flag -> EPERM: one masked-equality rule per
  *   flag (libseccomp ORs rules of one syscall), on the low 32 bits only,

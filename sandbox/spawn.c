@@ -132,7 +132,7 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
   gid_t gid = job->plan.gid, rg, eg, sg;
   int errfd, r;
 
-  errfd = fcntl (errpipe, F_DUPFD_CLOEXEC, 100);
+  errfd = fcntl (errpipe, F_DUPFD_CLOEXEC, 3);
   if (errfd < 0)
     rc_child_fail (errpipe, "error pipe", errno);
   /* No controlling tty, own session: a TIOCSTI on an inherited terminal

@@ -104,7 +104,7 @@ plain_child (const struct rc_job_spec *spec, size_t i, int in_r, int out_w, int 
              const char *cwd, int errpipe)
 {
   const struct rc_step *st = &spec->steps[i];
-  int errfd = fcntl (errpipe, F_DUPFD_CLOEXEC, 100);
+  int errfd = fcntl (errpipe, F_DUPFD_CLOEXEC, 3);
   if (errfd < 0)
     rc_child_fail (errpipe, "error pipe", errno);
   if (setsid () < 0)

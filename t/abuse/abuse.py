@@ -26,6 +26,7 @@ prints every response summary as TAP comments.
 
 import json
 import os
+import re
 import secrets
 import socket
 import sys
@@ -140,10 +141,6 @@ class Suite:
         return r, (r.json if r.status == 200 else None), time.monotonic() - t0
 
     # -- checks ---------------------------------------------------------------
-
-    def uids(self, svc=None):
-        svc = svc or self.svc
-        return [svc.uid_base + s for s in range(max(self.slots) + 1)]
 
     def wait_clean(self, svc, slots):
         uids = [svc.uid_base + s for s in slots]
@@ -270,7 +267,6 @@ class Suite:
             self.check_outcome(case, *results[key])
         ra, rb = results.get("a", (None, None, 0))[1], results.get("b", (None, None, 0))[1]
         if ra and rb:
-            import re
             ua = re.search(r"A uid=(\d+)", ra.get("stdout") or "")
             ub = re.search(r"B uid=(\d+)", rb.get("stdout") or "")
             self.t.ok(ua and ub and ua.group(1) != ub.group(1), "%s + %s: the two slots run as different uids"

@@ -70,7 +70,7 @@ main (void)
       printf ("1..0 # SKIP needs root\n");
       return 0;
     }
-  printf ("1..16\n");
+  printf ("1..18\n");
   setenv ("RUN_UID_BASE", "30200", 1);
   memset (&cfg, 0, sizeof cfg);
   if (rc_config_load_env (&cfg, &err) < 0)
@@ -181,6 +181,57 @@ main (void)
     snprintf (path, sizeof path, "%s/note.txt", sessdir);
     unlink (path);
     rmdir (sessdir);
+  }
+
+  {
+    /* A cache overlay: the pre-warmed content is visible and writable, the
+     * writes stay in the job (the host dir and the next job see none);
+     * a missing cache path is skipped. */
+    static const char *const s1[]
+        = { "/bin/sh", "-c", "cat \"$C/warm\" && echo job > \"$C/new\" && cat \"$C/new\"", NULL };
+    static const char *const s2[] = { "/bin/sh", "-c", "ls -A \"$C\"", NULL };
+    char cache[] = "/var/tmp/rc-jobs-cache-XXXXXX", path[128], envc[160];
+    const char *overlays[2];
+    const char *cenv[] = { "PATH=/usr/bin:/bin", envc, NULL };
+    struct rc_step steps[1] = { step (s1) };
+    struct rc_job_spec spec = { .slot = 0,
+                                .steps = steps,
+                                .n_steps = 1,
+                                .envp = cenv,
+                                .overlay_paths = overlays,
+                                .n_overlay_paths = 2 };
+    struct rc_job_result res = { 0 };
+    FILE *f;
+    if (mkdtemp (cache) == NULL)
+      return 1;
+    chmod (cache, 0777);
+    snprintf (path, sizeof path, "%s/warm", cache);
+    f = fopen (path, "w");
+    if (f)
+      {
+        fputs ("warm\n", f);
+        fclose (f);
+      }
+    snprintf (envc, sizeof envc, "C=%s", cache);
+    overlays[0] = "/nonexistent/runcell-cache";
+    overlays[1] = cache;
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    ok (r == 0 && res.steps[0].exit_code == 0 && strcmp (res.steps[0].out.data, "warm\njob\n") == 0,
+        "cache overlay: warm content visible, writable, missing path skipped");
+    if (r < 0)
+      printf ("# %s\n", rc_error_text (err));
+    rc_error_free (&err);
+    rc_job_result_free (&res);
+    steps[0] = step (s2);
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    snprintf (path, sizeof path, "%s/new", cache);
+    ok (r == 0 && strcmp (res.steps[0].out.data, "warm\n") == 0 && access (path, F_OK) < 0,
+        "cache writes stay in their job: not on the host, not in the next job");
+    rc_error_free (&err);
+    rc_job_result_free (&res);
+    snprintf (path, sizeof path, "%s/warm", cache);
+    unlink (path);
+    rmdir (cache);
   }
 
   {

@@ -12,7 +12,11 @@
 #   - starts runcell-fcgi the way runcell.service does (there is no systemd
 #     as PID 1 here): the unit's EnvironmentFile, ExecStartPre and
 #     ExecStart lines, read from the installed unit, in systemd's clean
-#     environment, with the RuntimeDirectory made as systemd would;
+#     environment, with the RuntimeDirectory made as systemd would, and
+#     under an emulation of the unit's hardening (NoNewPrivileges,
+#     ProtectSystem=full, ProtectHome, PrivateTmp: a private mount
+#     namespace, read-only binds, no_new_privs), so a /run that works here
+#     shows those directives leave the sandbox working;
 #   - puts a private nginx (workers as www-data, as in production) with the
 #     shipped site on a free loopback port in front, sends GET /health and
 #     one POST /run whose answer can only come from running the code;
@@ -31,16 +35,18 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 require_root
-plan 22
+plan 23
 
 tmp=$(mktemp -d /tmp/runcell-debtest.XXXXXX)
 chmod 0755 "$tmp"
 installed_by_us=0
+cgroup_name=runcell-debtest-$$
 export DEBIAN_FRONTEND=noninteractive
 APT_OPTS=(-y -q -o DPkg::Lock::Timeout=300 --no-install-recommends)
 
 cleanup () {
   stop_tracked
+  remove_cgroups_named "$cgroup_name"
   if [ "$installed_by_us" = 1 ]; then
     timeout 300 apt-get purge "${APT_OPTS[@]}" runcell runcell-langs >/dev/null 2>&1 || true
   fi
@@ -117,6 +123,18 @@ getent passwd runcell >/dev/null \
   && [ -d /run/runcell ]
 ok $? "postinst made the runcell user, /var/lib/runcell (runcell, 0750) and /run/runcell"
 
+# The installed unit and slice as systemd itself parses them (works without
+# systemd as PID 1): unknown directives, bad values, missing binaries.
+if command -v systemd-analyze >/dev/null; then
+  (cd / && SYSTEMD_LOG_LEVEL=info timeout 60 systemd-analyze verify --man=no \
+     /lib/systemd/system/runcell.service) >"$tmp/verify.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] && ! grep -q . "$tmp/verify.log"
+  ok $? "systemd-analyze verify runcell.service is clean (exit $rc)" || diag_file "$tmp/verify.log"
+else
+  skip "systemd-analyze not installed"
+fi
+
 # ------------------------------------------------------------------ host check
 timeout 60 /usr/bin/runcell --check-host >"$tmp/check-host.log" 2>&1
 rc=$?
@@ -171,18 +189,45 @@ unit_env=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG
 while IFS= read -r line; do
   case $line in ''|'#'*) continue ;; *=*) unit_env+=("$line") ;; esac
 done <"$env_file"
-unit_env+=("RUN_CGROUP_NAME=runcell-debtest-$$" "RUN_UID_BASE=$((300000 + ($$ % 1000) * 64))")
+unit_env+=("RUN_CGROUP_NAME=$cgroup_name" "RUN_UID_BASE=$((300000 + ($$ % 1000) * 64))")
 sock=$(printf '%s\n' "${unit_env[@]}" | sed -n 's/^RUN_LISTEN=unix://p' | tail -n1)
 [ -n "$sock" ] || bail "the shipped /etc/default/runcell sets no unix RUN_LISTEN"
 # RuntimeDirectory=runcell, RuntimeDirectoryMode=0755.
 install -d -m 0755 /run/runcell
 
+# The unit's file-system and privilege hardening, emulated the way systemd
+# applies it (a private mount namespace per service, propagation slave):
+# each directive the unit sets becomes a step of a wrapper script, so the
+# service below runs with what the unit promises does not break it.
+{
+  echo 'set -e'
+  echo 'mount --make-rslave /'
+  if grep -qx 'ProtectSystem=full' "$unit"; then
+    echo 'for d in /usr /boot /efi /etc; do [ -d $d ] || continue; mount --bind $d $d; mount -o remount,bind,ro $d; done'
+  fi
+  if grep -qx 'ProtectHome=yes' "$unit"; then
+    echo 'for d in /home /root /run/user; do [ -d $d ] && mount -t tmpfs -o mode=000,size=4k tmpfs $d; done'
+  fi
+  if grep -qx 'PrivateTmp=yes' "$unit"; then
+    echo 'mount -t tmpfs -o mode=1777 tmpfs /tmp; mount -t tmpfs -o mode=1777 tmpfs /var/tmp'
+  fi
+  if grep -qx 'NoNewPrivileges=yes' "$unit"; then
+    echo 'exec setpriv --no-new-privs "$@"'
+  else
+    echo 'exec "$@"'
+  fi
+} >"$tmp/unit-sandbox.sh"
+sandboxed=(unshare --mount /bin/bash "$tmp/unit-sandbox.sh")
+other=$(grep -E '^(Protect|Private|Restrict|SystemCall|Capability|MemoryDeny|LockPersonality|ReadOnly|Inaccessible)[A-Za-z]*=' "$unit" \
+        | grep -vxE 'ProtectSystem=full|ProtectHome=yes|PrivateTmp=yes' || true)
+[ -z "$other" ] || diag "hardening not emulated here: $other"
+
 # shellcheck disable=SC2086 # the unit's command lines are split on spaces, as systemd does
-timeout 60 env -i "${unit_env[@]}" $exec_pre >"$tmp/execstartpre.log" 2>&1
-ok $? "ExecStartPre ($exec_pre) succeeds in the unit's environment" \
+timeout 60 "${sandboxed[@]}" env -i "${unit_env[@]}" $exec_pre >"$tmp/execstartpre.log" 2>&1
+ok $? "ExecStartPre ($exec_pre) succeeds in the unit's environment and hardening" \
   || diag_file "$tmp/execstartpre.log"
 # shellcheck disable=SC2086
-setsid env -i "${unit_env[@]}" $exec_start </dev/null >"$tmp/runcell.log" 2>&1 &
+setsid "${sandboxed[@]}" env -i "${unit_env[@]}" $exec_start </dev/null >"$tmp/runcell.log" 2>&1 &
 master=$!
 track_pid "$master"
 wait_for 60 test -S "$sock"
@@ -227,5 +272,5 @@ ok $rc "apt-get purge runcell runcell-langs (exit $rc)" || diag_file "$tmp/purge
   && [ ! -e /var/lib/runcell ] && [ ! -e /run/runcell ] && [ ! -e /etc/default/runcell ]
 ok $? "purge removed the user, /var/lib/runcell, /run/runcell and the configuration"
 
-[ "$TAP_N" = 22 ] || diag "ran $TAP_N tests, planned 22"
+[ "$TAP_N" = 23 ] || diag "ran $TAP_N tests, planned 23"
 exit $((TAP_FAILED > 0))

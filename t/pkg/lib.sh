@@ -156,3 +156,22 @@ except (ValueError, KeyError, TypeError, AttributeError):
 sys.exit(0 if status == "200" and doc.get("exit_code") == 0 and values == [a * b] else 1)
 EOF
 }
+
+# remove_cgroups_named NAME: removes what a killed runcell-fcgi left of its
+# cgroup subtree (RUN_CGROUP_NAME).  NAME must be unique to the caller:
+# processes still inside (jobs of the caller's server) are killed by PID,
+# then the directories are removed bottom-up.  Bounded.
+remove_cgroups_named () {
+  local name=$1 d pid i
+  [ -n "$name" ] || return 0
+  while IFS= read -r d; do
+    for ((i = 0; i < 50; i++)); do
+      for pid in $(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null); do
+        kill -KILL "$pid" 2>/dev/null
+      done
+      find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+      [ -d "$d" ] || break
+      sleep 0.1
+    done
+  done < <(find /sys/fs/cgroup -maxdepth 5 -type d -name "$name" 2>/dev/null)
+}

@@ -4,7 +4,7 @@ a session alive, a running execution is never swept."""
 
 import time
 
-from sesslib import Client, data_dirs, live_sessions, start_or_bail, tap
+from sesslib import Client, data_dirs, live_sessions, rchttp, session_root, start_or_bail, tap
 
 t = tap.Tap()
 svc = start_or_bail(t, {"SESSION_INACTIVITY_TIMEOUT_SECONDS": "5",
@@ -42,6 +42,21 @@ def sweep():
     t.eq((live_sessions(svc), data_dirs(svc)), ([], []), "nothing is left on disk")
 
 
+def orphans():
+    import os
+    live = c.create()
+    orphan = os.path.join(session_root(svc), "data", "ab" * 16)
+    os.mkdir(orphan, 0o700)
+    with open(os.path.join(orphan, "left"), "w") as f:
+        f.write("debris")
+    gone = rchttp.wait_until(lambda: not os.path.exists(orphan), 8, 0.2)
+    t.ok(gone, "a data directory no session record points to is removed by the sweep")
+    t.eq(c.get(live, "").status, 200, "a live session is left alone")
+    t.eq(len(data_dirs(svc)), 1, "its directory stays")
+    c.delete(live)
+
+
 t.run("sweep", sweep)
+t.run("orphans", orphans)
 svc.stop()
 t.exit()

@@ -344,7 +344,7 @@ hybrid_v2_checks (void)
     diag_err (&err);
     start_and_wait (&c);
     r = r == 0 ? rc_cgroup_slot_cpu_usage_us (s, &us, &err) : r;
-    ok (r == 0 && us >= 250000, "hybrid: v2 cpu.stat usage %" PRIu64 " us after a 300 ms spin", us);
+    ok (r == 0 && us >= 150000, "hybrid: v2 cpu.stat usage %" PRIu64 " us after a 300 ms spin", us);
     diag_err (&err);
   }
 
@@ -466,7 +466,9 @@ main (void)
   buf[strcspn (buf, "\n")] = '\0';
   ok (strtoull (buf, NULL, 10) == 64ull << 20, "memory limit file says 64 MiB (%.20s)", buf);
 
-  /* CPU: a child spinning 300 ms of CPU. */
+  /* CPU: a child spinning 300 ms of its own CPU clock; the cgroup must see
+   * at least half of it (emulated guests, as in t/vm under TCG, account
+   * noticeably less than the task clock). */
   {
     struct child c = spawn (spin, 300);
     uint64_t us = 0;
@@ -476,7 +478,7 @@ main (void)
     diag_err (&err);
     st = start_and_wait (&c);
     r = rc_cgroup_slot_cpu_usage_us (slot, &us, &err);
-    ok (r == 0 && us >= 250000 && us < 5000000 && WIFEXITED (st),
+    ok (r == 0 && us >= 150000 && us < 5000000 && WIFEXITED (st),
         "cpu usage %" PRIu64 " us after a 300 ms spin", us);
     diag_err (&err);
   }
@@ -516,7 +518,7 @@ main (void)
     st = start_and_wait (&c);
     ok (WIFSIGNALED (st) && WTERMSIG (st) == SIGKILL, "the child over the limit died of SIGKILL");
     r = rc_cgroup_slot_oom_kills (slot, &kills, &err);
-    ok (r == 0 && kills >= 1, "OOM kills counted: %" PRIu64, kills);
+    ok (r == 0 && kills == 1, "one OOM kill counted: %" PRIu64, kills);
     diag_err (&err);
   }
 

@@ -43,7 +43,7 @@ begin (void *ud, const struct rc_mp_part *p, const char **why)
     }
   n = snprintf (head, sizeof head, "[%s|%s|%zu|%s]", p->name, p->filename ? "f" : "-",
                 p->filename_len, p->content_type ? p->content_type : "-");
-  logf_ (r, head, (size_t) n);
+  logf_ (r, head, (size_t)n);
   if (p->filename)
     logf_ (r, p->filename, p->filename_len);
   logf_ (r, "{", 1);
@@ -53,7 +53,7 @@ begin (void *ud, const struct rc_mp_part *p, const char **why)
 static int
 data (void *ud, const char *d, size_t n, const char **why)
 {
-  (void) why;
+  (void)why;
   logf_ (ud, d, n);
   return 0;
 }
@@ -61,7 +61,7 @@ data (void *ud, const char *d, size_t n, const char **why)
 static int
 end (void *ud, const char **why)
 {
-  (void) why;
+  (void)why;
   logf_ (ud, "}", 1);
   return 0;
 }
@@ -98,10 +98,10 @@ parse_split (const char *ct, const char *body, size_t len, size_t chunk, struct 
 #define BAD_CONTENT_CHECK                                                                          \
   do                                                                                               \
     {                                                                                              \
-      static const char x[] = "--XyZ\r\nContent-Disposition: form-data; name=a\r\n\r\n"          \
-                              "v\r\n--XyZz\r\n--XyZ--\r\n";                                      \
-      tap_ok (parse_split (CT, x, sizeof x - 1, 3, &r, &why) < 0, "refuses a delimiter inside "  \
-                                                                  "content");                       \
+      static const char x[] = "--XyZ\r\nContent-Disposition: form-data; name=a\r\n\r\n"            \
+                              "v\r\n--XyZz\r\n--XyZ--\r\n";                                        \
+      tap_ok (parse_split (CT, x, sizeof x - 1, 3, &r, &why) < 0, "refuses a delimiter inside "    \
+                                                                  "content");                      \
     }                                                                                              \
   while (0)
 
@@ -187,7 +187,7 @@ main (void)
   }
   tap_ok (rc_mp_boundary (NULL, b, sizeof b) < 0, "no content type");
 
-#define BAD(text, label)                                                                            \
+#define BAD(text, label)                                                                           \
   do                                                                                               \
     {                                                                                              \
       static const char x[] = text;                                                                \
@@ -217,7 +217,8 @@ main (void)
   BAD ("--XyZ\r\nContent-Disposition: form-data; name=a\r\nContent-Disposition: form-data; "
        "name=b\r\n\r\nv\r\n--XyZ--\r\n",
        "two Content-Dispositions");
-  BAD ("--XyZ\r\nContent-Disposition: form-data; name=a\r\n\r\nv\r\n--XyZjunk\r\n", "a bad delimiter");
+  BAD ("--XyZ\r\nContent-Disposition: form-data; name=a\r\n\r\nv\r\n--XyZjunk\r\n",
+       "a bad delimiter");
   BAD ("--XyZ\r\nno colon here\r\n\r\nv\r\n--XyZ--\r\n", "a header line without a colon");
   {
     /* 9 parts with a limit of 8. */
@@ -236,18 +237,21 @@ main (void)
   }
   {
     char big[4096];
-    int n = snprintf (big, sizeof big, "--XyZ\r\nContent-Disposition: form-data; name=a\r\nX-Pad: ");
+    int n
+        = snprintf (big, sizeof big, "--XyZ\r\nContent-Disposition: form-data; name=a\r\nX-Pad: ");
     memset (big + n, 'p', 1100);
     n += 1100;
-    n += snprintf (big + n, sizeof big - (size_t) n, "\r\n\r\nv\r\n--XyZ--\r\n");
-    tap_ok (parse_split (CT, big, (size_t) n, 64, &r, &why) < 0, "refuses headers over the limit (%s)",
-            why);
+    n += snprintf (big + n, sizeof big - (size_t)n, "\r\n\r\nv\r\n--XyZ--\r\n");
+    tap_ok (parse_split (CT, big, (size_t)n, 64, &r, &why) < 0,
+            "refuses headers over the limit (%s)", why);
   }
   {
-    static const char x[] = "--XyZ\r\nContent-Disposition: form-data; name=a\r\n\r\nv\r\n"
-                            "--XyZ\r\nContent-Disposition: form-data; name=b\r\n\r\nw\r\n--XyZ--\r\n";
+    static const char x[]
+        = "--XyZ\r\nContent-Disposition: form-data; name=a\r\n\r\nv\r\n"
+          "--XyZ\r\nContent-Disposition: form-data; name=b\r\n\r\nw\r\n--XyZ--\r\n";
     r.refuse_at_part = 2;
-    tap_ok (parse_split (CT, x, sizeof x - 1, 5, &r, &why) < 0 && strcmp (why, "refused by callback") == 0,
+    tap_ok (parse_split (CT, x, sizeof x - 1, 5, &r, &why) < 0
+                && strcmp (why, "refused by callback") == 0,
             "a callback can stop the parse with its own message");
     r.refuse_at_part = 0;
   }
@@ -258,9 +262,9 @@ main (void)
     struct rec r3 = { 0 };
     int off = sprintf (huge, "--XyZ\r\nContent-Disposition: form-data; name=big\r\n\r\n");
     memset (huge + off, 'q', n);
-    off += (int) n;
+    off += (int)n;
     off += sprintf (huge + off, "\r\n--XyZ--\r\n");
-    tap_ok (parse_split (CT, huge, (size_t) off, 65536, &r3, &why) == 0 && r3.parts == 1,
+    tap_ok (parse_split (CT, huge, (size_t)off, 65536, &r3, &why) == 0 && r3.parts == 1,
             "a 1 MiB part passes through a 1 KiB header window");
     free (huge);
   }

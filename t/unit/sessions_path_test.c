@@ -19,11 +19,11 @@ shown (const char *in)
   size_t n = 0;
   for (; *in && n < sizeof buf[0] - 5; in++)
     {
-      unsigned char ch = (unsigned char) *in;
+      unsigned char ch = (unsigned char)*in;
       if (ch >= 0x20 && ch < 0x7f && ch != '#')
-        o[n++] = (char) ch;
+        o[n++] = (char)ch;
       else
-        n += (size_t) snprintf (o + n, 5, "\\x%02x", ch);
+        n += (size_t)snprintf (o + n, 5, "\\x%02x", ch);
     }
   o[n] = '\0';
   return o;
