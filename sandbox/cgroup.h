@@ -6,8 +6,9 @@
  * tree; hybrid and legacy use the v1 memory, pids, cpu and cpuacct
  * hierarchies.  Everything is created below the cgroup runcell starts in:
  *   <own cgroup>/<cfg->cgroup_name>/slot<N>       (v1: in each hierarchy)
- * v2 additionally moves the service itself into <name>/service so the
- * "no internal processes" rule allows enabling controllers for the slots.
+ * v2: when the kernel's "no internal processes" rule requires it (our own
+ * cgroup holds processes and must delegate controllers), only our own pid
+ * is moved into <name>/service; teardown moves it back.
  */
 #ifndef RUNCELL_SANDBOX_CGROUP_H
 #define RUNCELL_SANDBOX_CGROUP_H

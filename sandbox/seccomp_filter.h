@@ -12,7 +12,9 @@
  *     harmless queries), uselib, vhangup;
  *   - clone with any CLONE_NEW* flag -> EPERM; clone3 -> ENOSYS;
  *   - io_uring_setup/enter/register -> EPERM;
- *   - ioctl TIOCSTI and TIOCLINUX (masked compare on the low 32 bits) -> EPERM.
+ *   - ioctl TIOCSTI and TIOCLINUX (masked compare on the low 32 bits) -> EPERM;
+ *   - socket(AF_VSOCK) -> EPERM: vsock is not network-namespaced, and a
+ *     hypervisor's agents may listen on it (this very host is a microVM).
  */
 #ifndef RUNCELL_SANDBOX_SECCOMP_FILTER_H
 #define RUNCELL_SANDBOX_SECCOMP_FILTER_H
