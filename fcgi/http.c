@@ -31,6 +31,8 @@ rc_http_reason (int status)
       return "Conflict";
     case 413:
       return "Payload Too Large";
+    case 414:
+      return "URI Too Long";
     case 415:
       return "Unsupported Media Type";
     case 429:

@@ -15,6 +15,8 @@
 #include "core/log.h"
 #include "fcgi/master.h"
 #include "fcgi/metrics.h"
+#include "fcgi/session_config.h"
+#include "fcgi/sessions.h"
 #include "fcgi/slots.h"
 #include "sandbox/sandbox.h"
 
@@ -110,6 +112,7 @@ main (int argc, char **argv)
   struct rc_lang_table langs;
   struct rc_worker_ctx ctx;
   enum rc_sandbox_mode mode;
+  static struct rc_session_config session_cfg;
   rc_err_t err = NULL;
   const char *listen_override = NULL;
   int i, ret;
@@ -158,6 +161,20 @@ main (int argc, char **argv)
       fprintf (stderr, "runcell-fcgi: sandbox: %s\n", rc_error_text (err));
       return 71;
     }
+  if (rc_session_config_load (&session_cfg, &err) < 0)
+    {
+      fprintf (stderr, "runcell-fcgi: configuration: %s\n", rc_error_text (err));
+      rc_sandbox_host_teardown (&cfg);
+      return 78;
+    }
+  /* Sessions' tmpfs mounts live in a private mount namespace of the
+   * service, so they vanish with it even after SIGKILL. */
+  if (rc_sessions_host_setup (&cfg, &err) < 0)
+    {
+      fprintf (stderr, "runcell-fcgi: sessions: %s\n", rc_error_text (err));
+      rc_sandbox_host_teardown (&cfg);
+      return 71;
+    }
   if (mode == RC_SANDBOX_UNSANDBOXED)
     rc_log (RC_LOG_WARN, "unsandboxed",
             "running WITHOUT the sandbox (not root or RUN_SANDBOX=off): unsafe, development only");
@@ -181,6 +198,7 @@ main (int argc, char **argv)
   ret = rc_master_run (&ctx, cfg.concurrency + cfg.spare_workers);
   if (cfg.listen && strncmp (cfg.listen, "unix:", 5) == 0)
     unlink (cfg.listen + 5);
+  rc_sessions_host_teardown (&cfg);
   rc_sandbox_host_teardown (&cfg);
   rc_lang_table_free (&langs);
   rc_config_free (&cfg);

@@ -159,24 +159,40 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   struct rc_http_response res = { 0 };
   struct rc_buf body = { 0 };
   uint64_t started = now_us ();
-  char path[2048];
+  char path[4096];
   const char *uri, *q;
+  size_t path_len;
   char rid[40];
 
   req.method = param (r, "REQUEST_METHOD");
   if (req.method == NULL)
     req.method = "GET";
-  /* DOCUMENT_URI is the decoded path nginx matched; REQUEST_URI is the
-   * fallback for other front ends (strip the query). */
+  /* DOCUMENT_URI is the decoded path nginx matched (a '?' in it is part of
+   * a file name); REQUEST_URI is the fallback for other front ends, where
+   * the query must be cut off. */
   uri = param (r, "DOCUMENT_URI");
+  q = NULL;
   if (uri == NULL || *uri == '\0')
-    uri = param (r, "REQUEST_URI");
+    {
+      uri = param (r, "REQUEST_URI");
+      q = uri ? strchr (uri, '?') : NULL;
+    }
   if (uri == NULL || *uri == '\0')
     uri = "/";
-  q = strchr (uri, '?');
-  snprintf (path, sizeof path, "%.*s", (int) (q ? (size_t) (q - uri) : strlen (uri)), uri);
+  path_len = q ? (size_t) (q - uri) : strlen (uri);
+  if (path_len >= sizeof path)
+    {
+      /* Never act on a silently shortened path. */
+      rc_http_error (&res, 414, "request path too long");
+      write_response (r, &res);
+      rc_buf_free (&res.body);
+      return;
+    }
+  memcpy (path, uri, path_len);
+  path[path_len] = '\0';
   req.path = path;
-  req.query = q ? q + 1 : "";
+  q = param (r, "QUERY_STRING");
+  req.query = q ? q : "";
   req.content_type = param (r, "CONTENT_TYPE");
   req.content_encoding = param (r, "HTTP_CONTENT_ENCODING");
   req.remote_addr = param (r, "REMOTE_ADDR");
