@@ -142,6 +142,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
         sigsuspend (&empty);
       if (got_term && drain_deadline == 0)
         {
+          got_term = 0;
           /* Let the longest permitted job finish, plus a margin. */
           drain_deadline = monotonic_s () + (time_t) (proto->cfg->timeout_max_ms / 1000) + 15;
           rc_log (RC_LOG_INFO, "draining", "stopping %u workers", alive);
@@ -195,6 +196,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
                     alive++;
                 }
         }
+      got_term = 0; /* draining is remembered by drain_deadline */
       if (drain_deadline)
         {
           /* Repeat SIGTERM: a worker between two requests may have missed

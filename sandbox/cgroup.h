@@ -48,7 +48,9 @@ int rc_cgroup_slot_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, 
                             rc_err_t *err);
 /* v2: an O_DIRECTORY fd for clone3(CLONE_INTO_CGROUP); -1 on v1. */
 int rc_cgroup_slot_dirfd (const struct rc_cgroup_slot *slot);
-/* Moves pid into the slot (v1: every hierarchy; v2: cgroup.procs). */
+/* Moves pid into the slot (v1: every hierarchy; v2: cgroup.procs).  pid 0
+ * on v1: the calling single-threaded process moves itself (through `tasks`,
+ * which spares the kernel's global threadgroup lock; see cgroup.c). */
 int rc_cgroup_slot_attach (struct rc_cgroup_slot *slot, pid_t pid, rc_err_t *err);
 /* CPU used since prepare, in microseconds. */
 int rc_cgroup_slot_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us, rc_err_t *err);

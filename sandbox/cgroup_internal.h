@@ -111,6 +111,10 @@ int rc_cg_kill_loop (const int *dirs, size_t n, unsigned timeout_ms, rc_err_t *e
 int rc_cg_procs_empty (const int *dirs, size_t n, bool *empty, rc_err_t *err);
 /* Removes one slot directory after killing what is in it (teardown). */
 void rc_cg_remove_dir (const char *dir);
+/* Bytes of shmem (tmpfs) still charged to the memory cgroup at dir when no
+ * process is left in it: pages a finished job wrote into a session's tmpfs.
+ * 0 when memory.stat has no such line. */
+uint64_t rc_cg_leftover_shmem (const char *dir);
 void rc_cg_slot_init_fds (struct rc_cgroup_slot *slot);
 void rc_cg_sleep_us (unsigned us);
 uint64_t rc_cg_now_ms (void);

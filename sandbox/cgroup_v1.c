@@ -344,6 +344,12 @@ rc_cg1_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pid
   char val[32];
   bool found;
 
+  /* Pages an earlier job left in a session's tmpfs stay charged to the
+   * slot (no swap, so they cannot be reclaimed): the job gets its full
+   * limit on top of them, or another client's job on this slot would be
+   * OOM-killed early. */
+  if (memory_bytes != 0)
+    memory_bytes += rc_cg_leftover_shmem (slot->path);
   if (set_memory_limit (slot, memory_bytes, err) < 0)
     goto fail;
   if (pids_max == 0)

@@ -331,10 +331,12 @@ rc_cg2_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pid
 {
   char mem[32], pids[32];
 
+  /* Pages an earlier job left in a session's tmpfs stay charged to the
+   * slot: the job gets its full limit on top of them (see cgroup_v1.c). */
   if (memory_bytes == 0)
     snprintf (mem, sizeof (mem), "max");
   else
-    snprintf (mem, sizeof (mem), "%" PRIu64, memory_bytes);
+    snprintf (mem, sizeof (mem), "%" PRIu64, memory_bytes + rc_cg_leftover_shmem (slot->path));
   if (pids_max == 0)
     snprintf (pids, sizeof (pids), "max");
   else

@@ -87,7 +87,9 @@ SNIPPETS = {
         CPU: "let n = 0;\nfor (;;) n++;\n",
         FORK: "const cp = require('child_process');\nfor (;;) { try { cp.spawn('sleep', ['600']); } catch (e) {} }\n",
         SLEEP: "setInterval(() => {}, 1 << 30);\n",
-        FLOOD: "const s = 'x'.repeat(1000) + '\\n';\nfor (;;) process.stdout.write(s);\n",
+        # fs.writeSync: process.stdout.write would only queue inside node
+        FLOOD: "const fs = require('fs');\nconst s = 'x'.repeat(1000) + '\\n';\n"
+               "for (;;) { try { fs.writeSync(1, s); } catch (e) {} }\n",
     },
     "ts": {
         OOM: "declare const Buffer: any;\nconst a: any[] = [];\nfor (;;) a.push(Buffer.alloc(1 << 20, 1));\n",
@@ -95,8 +97,8 @@ SNIPPETS = {
         FORK: "declare const require: any;\nconst cp = require('child_process');\n"
               "for (;;) { try { cp.spawn('sleep', ['600']); } catch (e) {} }\n",
         SLEEP: "setInterval((): void => {}, 1 << 30);\n",
-        FLOOD: "declare const process: any;\nconst s: string = 'x'.repeat(1000) + '\\n';\n"
-               "for (;;) process.stdout.write(s);\n",
+        FLOOD: "declare const require: any;\nconst fs = require('fs');\nconst s: string = 'x'.repeat(1000) + '\\n';\n"
+               "for (;;) { try { fs.writeSync(1, s); } catch (e) {} }\n",
     },
     "elixir": {
         OOM: "defmodule M do\n  def go(acc), do: go([:binary.copy(<<1>>, 1_048_576) | acc])\nend\nM.go([])\n",

@@ -224,6 +224,11 @@ def main(slug):
         t.ok(p["status"] == "error", "%s syntax error gives status error" % slug,
              lambda: explain(resp, p))
 
+        # 3b. Codebattle's own "error" case: the bare text "sdf" ("sdf();" for php)
+        resp, p, _ = submit("sdf();" if slug == "php" else "sdf")
+        t.ok(p["status"] == "error", "%s Codebattle's \"sdf\" solution gives status error" % slug,
+             lambda: explain(resp, p))
+
         # 4. exception on the second call
         resp, p, _ = submit(cases["raise"])
         error_items = [i for i in p["items"] if i.get("type") == "error"]
