@@ -80,16 +80,21 @@ read_body (FCGX_Request *r, const struct rc_config *cfg, struct rc_buf *body, bo
 static void
 write_response (FCGX_Request *r, const struct rc_http_response *res)
 {
-  FCGX_FPrintF (r->out, "Status: %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n", res->status,
-                rc_http_reason (res->status),
-                res->content_type ? res->content_type : "application/json", res->body.len);
+  /* Headers are formatted with the C library: libfcgi's own FCGX_FPrintF
+   * does not know the z length modifier and would garble Content-Length. */
+  struct rc_buf h = { 0 };
+  rc_buf_printf (&h, "Status: %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n", res->status,
+                 rc_http_reason (res->status),
+                 res->content_type ? res->content_type : "application/json", res->body.len);
   if (res->allow)
-    FCGX_FPrintF (r->out, "Allow: %s\r\n", res->allow);
+    rc_buf_printf (&h, "Allow: %s\r\n", res->allow);
   if (res->status == 429)
-    FCGX_PutS ("Retry-After: 1\r\n", r->out);
-  FCGX_PutS ("Cache-Control: no-store\r\n\r\n", r->out);
+    rc_buf_append_str (&h, "Retry-After: 1\r\n");
+  rc_buf_append_str (&h, "Cache-Control: no-store\r\n\r\n");
+  FCGX_PutStr (h.data, (int) h.len, r->out);
   if (res->body.len)
     FCGX_PutStr (res->body.data, (int) res->body.len, r->out);
+  rc_buf_free (&h);
 }
 
 static void
