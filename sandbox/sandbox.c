@@ -10,7 +10,7 @@
  *    └─ init (pid 1 of a new pid namespace; root; new mount, ipc and uts
  *       │     namespaces from the clone; joins the slot's pre-made network
  *       │     namespace (only lo) with setns; in the slot cgroup from birth
- *       │     on v2, moved there by the worker before it proceeds on v1;
+ *       │     on v2, moves itself there first thing on v1;
  *       │     then unshares its cgroup namespace, rooted at the slot)
  *       └─ user program, one per step (uid/gid BASE+N, no supplementary
  *          groups, no capabilities, no_new_privs, rlimits, seccomp; never
@@ -23,8 +23,7 @@
  *
  * Channels:
  *   - control socket (SOCK_SEQPACKET pair, CLOEXEC, worker <-> init):
- *       worker -> init  ATTACHED (v1: you are in the slot cgroups now),
- *                       GO step (step 0 is sent right after the clone, so
+ *       worker -> init  GO step (step 0 is sent right after the clone, so
  *                       the init runs it as soon as the view is built)
  *       init -> worker  READY (view built), STARTED step (exec'd),
  *                       EXITED step + wait status,

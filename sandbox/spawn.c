@@ -32,8 +32,7 @@
 enum rc_ctl_type
 {
   /* worker -> init */
-  RC_CTL_ATTACHED = 1, /* v1: the init is in its slot cgroups, go on */
-  RC_CTL_GO,           /* run step .step */
+  RC_CTL_GO = 2, /* run step .step */
   /* init -> worker */
   RC_CTL_READY = 10, /* mount view built */
   RC_CTL_FAIL,       /* setup failed: text is "sandbox: <step> errno=N" */
@@ -233,11 +232,16 @@ static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_
    * program a fresh, dumpable mm of its own. */
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
     init_fail (job, "dumpable", errno);
-  if (need_attach && (ctl_recv (job->ctl_i, &m) <= 0 || m.type != RC_CTL_ATTACHED))
-    _exit (127);
+  /* v1: the init moves itself into the slot's hierarchies before anything
+   * else runs in it.  Moving itself by thread id 0 spares the kernel's
+   * global threadgroup lock, whose write side costs an RCU grace period
+   * when the worker moves a pid (docs/sandbox.md, Performance), and it
+   * saves the worker a round trip on the control socket. */
+  if (need_attach && rc_cgroup_slot_attach (job->slot, 0, NULL) < 0)
+    init_fail (job, "cgroup attach", errno);
   /* The cgroup namespace is made here, once we are in the slot, so it is
-   * rooted there: one code path for v2 and for v1, where the worker moves
-   * us only after the clone. */
+   * rooted there: one code path for v2 and for v1, where we move only
+   * after the clone. */
   if (unshare (CLONE_NEWCGROUP) < 0)
     init_fail (job, "unshare cgroup namespace", errno);
   /* Under global memory pressure the job goes first, never the service. */
@@ -513,19 +517,6 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
       close_fd (&job.fds[i].in_r);
       close_fd (&job.fds[i].out_w);
       close_fd (&job.fds[i].err_w);
-    }
-  if (need_attach)
-    {
-      if (rc_cgroup_slot_attach (job.slot, job.init_pid, err) < 0)
-        {
-          rc_error_wrap (err, "sandbox: cgroup attach errno=%d", (*err)->status);
-          goto out;
-        }
-      if (ctl_send (job.ctl_w, RC_CTL_ATTACHED, 0, 0, NULL) < 0)
-        {
-          rc_error_sys (err, "sandbox: control socket errno=%d", errno);
-          goto out;
-        }
     }
   /* Step 0 is released at once: the init runs it as soon as the view is
    * built, without waiting for the worker to read READY first (one

@@ -14,9 +14,9 @@ Per case, two TAP points:
   2. the slot is clean afterwards: /health answers 200 and the master is
      alive; no process of any slot uid (bounded wait); every slot cgroup
      empty; the host mount table unchanged (where a job's mount could
-     leak); canary files (and core_pattern, hostname) unchanged; no kernel keys of a slot uid;
-     and the next job on the same slot (clean_check.py) sees no leftover
-     process, file, IPC object or key.
+     leak); canary files (and core_pattern, hostname) unchanged; no
+     kernel keys of a slot uid; and the next job on the same slot
+     (clean_check.py) sees no leftover process, file, IPC object or key.
 Each request has a timeout and the suite a deadline (RC_ABUSE_DEADLINE
 seconds, default 1800), so it always ends by itself.
 

@@ -48,7 +48,8 @@ cleanup () {
   stop_tracked
   remove_cgroups_named "$cgroup_name"
   if [ "$installed_by_us" = 1 ]; then
-    timeout 300 apt-get purge "${APT_OPTS[@]}" runcell runcell-langs >/dev/null 2>&1 || true
+    timeout 300 apt-get purge "${APT_OPTS[@]}" runcell runcell-langs >/dev/null 2>&1 \
+      && rm -f "$marker"
   fi
   [ "${RC_KEEP_TMP:-0}" = 1 ] || rm -rf "$tmp"
 }
@@ -59,8 +60,17 @@ pkg_installed () {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
 }
 
+# A run killed before its cleanup leaves the packages installed and this
+# marker (on /run: gone at reboot); only then may the test purge first.
+marker=/run/runcell-debtest.installed
 if pkg_installed runcell || pkg_installed runcell-langs; then
-  bail "runcell is already installed on this machine: not replacing it (purge it first)"
+  if [ -f "$marker" ]; then
+    diag "purging the packages an interrupted earlier run left installed"
+    timeout 300 apt-get purge "${APT_OPTS[@]}" runcell runcell-langs >/dev/null 2>&1
+    rm -f "$marker"
+  else
+    bail "runcell is already installed on this machine: not replacing it (purge it first)"
+  fi
 fi
 
 # The build and lint tools; CI installs them through ./quickstart deps.
@@ -111,6 +121,7 @@ n_manifests=$(grep -c '^./usr/share/runcell/langs/[a-z]*/manifest.json$' "$tmp/l
 ok $? "runcell-langs ships the language directories ($n_manifests manifests)"
 
 # ------------------------------------------------------------------ install
+touch "$marker"
 timeout 900 apt-get install "${APT_OPTS[@]}" "$deb" "$langs_deb" >"$tmp/apt.log" 2>&1
 rc=$?
 installed_by_us=1
@@ -267,6 +278,7 @@ ok $? "the socket is removed at exit"
 timeout 600 apt-get purge "${APT_OPTS[@]}" runcell runcell-langs >"$tmp/purge.log" 2>&1
 rc=$?
 installed_by_us=0
+[ $rc -ne 0 ] || rm -f "$marker"
 ok $rc "apt-get purge runcell runcell-langs (exit $rc)" || diag_file "$tmp/purge.log"
 ! pkg_installed runcell && ! getent passwd runcell >/dev/null \
   && [ ! -e /var/lib/runcell ] && [ ! -e /run/runcell ] && [ ! -e /etc/default/runcell ]

@@ -1,0 +1,485 @@
+"""benchlib.py - the four tables of bench/run (issue 7).
+
+Each table_* function measures one table and returns its lines (Markdown).
+The bare side always runs the very command the sandboxed side runs, in the
+same minutes, so the ratios hold on a busy machine even when the absolute
+figures do not.  Every sandboxed result is checked (exit code, output or
+checker verdict) before its time counts.  Only the Python standard library
+plus the public tools named in bench/run; load only to loopback.
+"""
+
+import json
+import os
+import re
+import resource
+import shlex
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+
+import rchttp
+
+SRCDIR = os.environ["RC_TOP_SRCDIR"]
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Far from the service's default (10001) and from the tests' range
+# (200000 + ...), so a benchmark never shares a slot uid with them.
+UID_BASE = "3900000"
+BARE_PATH = "/usr/local/bin:/usr/bin:/bin"
+TOOLS = ("hyperfine", "bwrap", "unshare", "wrk", "nginx", "cc")
+
+UNSHARE = ["unshare", "--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--mount-proc"]
+BWRAP = ["bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc",
+         "--unshare-all", "--die-with-parent", "--new-session"]
+
+
+def missing_tools():
+    return [t for t in TOOLS if shutil.which(t) is None and not os.path.exists("/usr/sbin/" + t)]
+
+
+def cgroup_mode():
+    if os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
+        return "v2 (unified)"
+    if os.path.isdir("/sys/fs/cgroup/unified"):
+        return "v1 hybrid"
+    return "v1 legacy"
+
+
+def load():
+    return "%.1f" % os.getloadavg()[0]
+
+
+def fmt(v, digits=2):
+    return "-" if v is None else ("%.*f" % (digits, v))
+
+
+def ratio(a, b):
+    return "-" if a is None or not b else "%.2f" % (a / b)
+
+
+def percentile(samples, p):
+    s = sorted(samples)
+    k = (len(s) - 1) * p / 100.0
+    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+class Workdir:
+    """A scratch directory under /var/tmp (visible, read-only, inside every
+    sandbox measured here; /tmp is replaced in all of them) holding the
+    compiled helpers: the bare loop (bench/loop.c) and the C hello."""
+
+    def __init__(self, builddir):
+        self.builddir = builddir
+        self.runcell = os.path.join(builddir, "runcell")
+
+    def __enter__(self):
+        self.dir = tempfile.mkdtemp(prefix="rc-bench-", dir="/var/tmp")
+        os.chmod(self.dir, 0o755)
+        self.loop = os.path.join(self.dir, "loop")
+        self.hello = os.path.join(self.dir, "hello")
+        subprocess.run(["cc", "-O2", "-o", self.loop, os.path.join(HERE, "loop.c")], check=True)
+        src = os.path.join(self.dir, "hello.c")
+        with open(src, "w") as f:
+            f.write('#include <stdio.h>\nint main(void){puts("hello");return 0;}\n')
+        subprocess.run(["cc", "-O2", "-o", self.hello, src], check=True)
+        return self
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+
+def runcell_env():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RUN_")}
+    env["RUN_UID_BASE"] = UID_BASE
+    return env
+
+
+# ---------------------------------------------------------------- table 1
+
+def hyperfine(cmds, runs, env):
+    """{cmd: (median_ms, cpu_ms)} for whole-process runs of each command."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as jf:
+        argv = ["hyperfine", "-N", "--warmup", "5", "--runs", str(runs), "--style", "none",
+                "--export-json", jf.name] + [shlex.join(c) for c in cmds]
+        subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+        data = json.load(open(jf.name))
+    out = {}
+    for c, r in zip(cmds, data["results"]):
+        out[tuple(c)] = (r["median"] * 1000, (r["user"] + r["system"]) * 1000)
+    return out
+
+
+def bare_loop(wd, cmd, n, conc=1, cwd=None, env=None):
+    """bench/loop.c figures for cmd: dict of p50_ms, p99_ms, jobs_per_s,
+    cpu_ms_per_run."""
+    p = subprocess.run([wd.loop, "-n", str(n), "-c", str(conc), "-w", "3", "--"] + cmd,
+                       cwd=cwd, env=env, check=True, stdout=subprocess.PIPE, text=True)
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", p.stdout)}
+
+
+def runcell_repeat(wd, cmd, n):
+    """(median wall ms per job, CPU ms per job) of `runcell exec --repeat n`:
+    one process, host setup once, n jobs.  CPU is that of the process and
+    everything it reaped (inits, user programs), host setup amortised."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run([wd.runcell, "exec", "--repeat", str(n), "--"] + cmd, env=runcell_env(),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    m = re.search(r"median ([0-9.]+) ms per job", p.stderr)
+    if p.returncode != 0 or m is None:
+        raise RuntimeError("runcell exec --repeat failed (%d): %s" % (p.returncode, p.stderr[-2000:]))
+    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000 / n
+    return float(m.group(1)), cpu
+
+
+def check_runcell(wd, cmd, expect):
+    p = subprocess.run([wd.runcell, "exec", "--"] + cmd, env=runcell_env(),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0 or p.stdout != expect:
+        raise RuntimeError("runcell exec %s: exit %d, stdout %r, stderr %s"
+                           % (cmd, p.returncode, p.stdout, p.stderr[-1000:]))
+
+
+ISOLATION = {
+    "bare": "none: fork+exec (hyperfine -N)",
+    "unshare": "mount, pid, net, ipc, uts namespaces, fresh /proc; root, no limits, "
+               "no seccomp, no uid drop",
+    "bwrap": "--unshare-all (user, mount, pid, net, ipc, uts, cgroup ns), ro bind of /, tmpfs /tmp, "
+             "minimal /dev, fresh /proc; no cgroup limits, no seccomp, no rlimits",
+    "runcell": "full production: mount, pid, ipc, uts, cgroup ns + pre-made net ns; v1 cgroup "
+               "memory (swap off), pids, cpu, cpuacct; ro root, tmpfs /tmp, overlay workspace, "
+               "own /dev, masked /proc, uid drop, no_new_privs, rlimits, seccomp; plus process "
+               "start, host setup (cgroup subtree, netns) and teardown",
+    "loop": "none: fork+exec+wait from one C process (bench/loop.c)",
+    "repeat": "full production as above, per job only (no process start, no host setup)",
+}
+
+
+def table_cost(wd, runs):
+    cmds = [("/bin/true", ["/bin/true"], ""),
+            ("C hello", [wd.hello], "hello\n"),
+            ("python3 -c 'print(1)'", ["/usr/bin/python3", "-c", "print(1)"], "1\n")]
+    lines = ["", "## 1. Sandbox cost (load %s at start)" % load(), "",
+             "Whole process (hyperfine, %d runs after 5 warm-up; median wall, mean CPU "
+             "user+sys):" % runs, "",
+             "| command | runner | median ms | x bare | CPU ms | x bare CPU |",
+             "|---|---|---|---|---|---|"]
+    inproc = ["", "Per job inside one process (median of %d; CPU per job includes the "
+              "process's own start, amortised):" % (runs * 2), "",
+              "| command | runner | median ms | x bare | CPU ms | x bare CPU |",
+              "|---|---|---|---|---|---|"]
+    for name, cmd, expect in cmds:
+        check_runcell(wd, cmd, expect)
+        rows = [("bare", cmd), ("unshare", UNSHARE + cmd), ("bwrap", BWRAP + cmd),
+                ("runcell", [wd.runcell, "exec", "--"] + cmd)]
+        res = hyperfine([r[1] for r in rows], runs, runcell_env())
+        bare = res[tuple(cmd)]
+        for label, c in rows:
+            med, cpu = res[tuple(c)]
+            lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                name, {"runcell": "`runcell exec`"}.get(label, label), fmt(med), ratio(med, bare[0]),
+                fmt(cpu), ratio(cpu, bare[1])))
+        lp = bare_loop(wd, cmd, runs * 2)
+        rmed, rcpu = runcell_repeat(wd, cmd, runs * 2)
+        inproc.append("| %s | bare loop | %s | 1.00 | %s | 1.00 |" % (
+            name, fmt(lp["p50_ms"]), fmt(lp["cpu_ms_per_run"])))
+        inproc.append("| %s | `runcell exec --repeat %d` | %s | %s | %s | %s |" % (
+            name, runs * 2, fmt(rmed), ratio(rmed, lp["p50_ms"]), fmt(rcpu),
+            ratio(rcpu, lp["cpu_ms_per_run"])))
+    lines += inproc
+    lines += ["", "Isolation of each row:", ""]
+    for k, label in (("bare", "bare"), ("unshare", "unshare"), ("bwrap", "bwrap"),
+                     ("runcell", "`runcell exec`"), ("loop", "bare loop"),
+                     ("repeat", "`runcell exec --repeat`")):
+        lines.append("- %s: %s" % (label, ISOLATION[k]))
+    lines.append("- the C hello and the loop live in a 0755 directory below /var/tmp "
+                 "(read-only inside every sandbox)")
+    return lines
+
+
+# ---------------------------------------------------------------- table 2
+
+EXECUTE_BODY = {"language": "python", "files": [{"name": "main.py", "content": "print(1)\n"}]}
+# The cheapest job there is: a bench-only language whose run command sources
+# the request's one-line shell file in the `sh -c` runcell starts anyway, so
+# the job is one exec of /bin/sh and the rest is runcell.
+SH_BODY = {"language": "benchsh", "files": [{"name": "main.sh", "content": "echo 1\n"}]}
+SH_MANIFEST = {
+    "slug": "benchsh", "aliases": [], "inputDir": "check", "solutionFile": "main.sh",
+    "checkerFile": None, "checkerRequired": False, "tmpSize": "64m", "memoryMax": "256m",
+    "overlayPaths": [], "env": {}, "requires": ["sh"], "version": ["sh", "-c", "echo sh"],
+    "defaultLimits": {"wallTimeMs": 10000, "idleMs": 10000, "cpuMs": 10000, "memoryMb": 256,
+                      "pids": 64, "outputKb": 1024},
+    "execute": {"run": ". \"./$MAIN\"", "main": "main.sh"},
+}
+
+
+def bench_langs_dir(wd):
+    """RUN_LANGS_DIR for the service: langs/python (a symlink to the real
+    one) and the bench-only benchsh."""
+    d = os.path.join(wd.dir, "langs")
+    if not os.path.isdir(d):
+        os.makedirs(os.path.join(d, "benchsh", "check"))
+        os.symlink(os.path.join(SRCDIR, "langs", "python"), os.path.join(d, "python"))
+        with open(os.path.join(d, "benchsh", "manifest.json"), "w") as f:
+            json.dump(SH_MANIFEST, f)
+        with open(os.path.join(d, "benchsh", "Makefile"), "w") as f:
+            f.write("test:\n\t. ./check/main.sh\n")
+    return d
+
+
+WRK_LUA = r"""
+wrk.method = "POST"
+wrk.body = %s
+wrk.headers["Content-Type"] = "application/json"
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) bad = 0 end
+function response(status, headers, body)
+  if status ~= 200 or not string.find(body, '"stdout":"1\\n"', 1, true) then bad = bad + 1 end
+end
+function done(summary, latency, requests)
+  local n = 0
+  for _, t in ipairs(threads) do n = n + t:get("bad") end
+  io.write(string.format("BAD %%d\n", n))
+end
+"""
+
+
+def _wrk_ms(text):
+    m = re.match(r"([0-9.]+)(us|ms|s|m)$", text)
+    v = float(m.group(1))
+    return v * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[m.group(2)]
+
+
+def wrk(svc, path, body, conc, seconds, workdir):
+    script = os.path.join(workdir, "post.lua")
+    with open(script, "w") as f:
+        f.write(WRK_LUA % json.dumps(json.dumps(body)))
+    p = subprocess.run(["wrk", "-t", str(conc), "-c", str(conc), "-d", "%ds" % seconds,
+                        "--timeout", "30s", "--latency", "-s", script,
+                        "http://127.0.0.1:%d%s" % (svc.port, path)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=True)
+    o = p.stdout
+    res = {"p50": _wrk_ms(re.search(r"^\s+50%\s+(\S+)", o, re.M).group(1)),
+           "p99": _wrk_ms(re.search(r"^\s+99%\s+(\S+)", o, re.M).group(1)),
+           "rps": float(re.search(r"Requests/sec:\s+([0-9.]+)", o).group(1)),
+           "n": int(re.search(r"(\d+) requests in", o).group(1)),
+           "bad": int(re.search(r"^BAD (\d+)", o, re.M).group(1))}
+    m = re.search(r"Non-2xx or 3xx responses: (\d+)", o)
+    res["non2xx"] = int(m.group(1)) if m else 0
+    return res
+
+
+def table_e2e(wd, seconds, runs):
+    lines = ["", "## 2. End to end (load %s at start)" % load(), "",
+             "`POST /v1/execute` through nginx and runcell-fcgi (RUN_CONCURRENCY=2, full "
+             "sandbox), wrk for %d s per row on loopback (keep-alive); bare: the same resolved "
+             "command (`/bin/sh -c CMD sh`, as runcell runs it) from bench/loop.c at the same "
+             "concurrency, as many runs as wrk made.  Jobs: `benchsh` (a bench-only language: "
+             "`. ./main.sh` printing 1, i.e. one /bin/sh) and python `print(1)`." % seconds, "",
+             "| job | concurrency | way | p50 ms | p99 ms | jobs/s | requests | failed |",
+             "|---|---|---|---|---|---|---|---|"]
+    bare_dir = os.path.join(wd.dir, "e2e")
+    os.makedirs(bare_dir, exist_ok=True)
+    jobs = [("benchsh", SH_BODY, ". \"./$MAIN\""), ("python", EXECUTE_BODY, "python3 main.py")]
+    env = {"RUN_CONCURRENCY": "2", "RUN_LANGS_DIR": bench_langs_dir(wd)}
+    with rchttp.Service(env=env, languages="python,benchsh") as svc:
+        for name, body, run in jobs:
+            main = body["files"][0]
+            with open(os.path.join(bare_dir, main["name"]), "w") as f:
+                f.write(main["content"])
+            bare_env = {"PATH": BARE_PATH, "HOME": bare_dir, "LANG": "C.UTF-8",
+                        "MAIN": main["name"]}
+            r = svc.post_json("/v1/execute", body)
+            if r.status != 200 or '"stdout":"1\\n"' not in r.text:
+                raise RuntimeError("/v1/execute %s: %r %s" % (name, r, r.text[:500]))
+            for conc in (1, 2):
+                w = wrk(svc, "/v1/execute", body, conc, seconds, wd.dir)
+                n = max(runs, int(w["n"]))
+                b = bare_loop(wd, ["/bin/sh", "-c", run, "sh"], n, conc, cwd=bare_dir,
+                              env=bare_env)
+                lines.append("| %s | %d | bare command | %s | %s | %s | %d | 0 |" % (
+                    name, conc, fmt(b["p50_ms"]), fmt(b["p99_ms"]), fmt(b["jobs_per_s"], 1), n))
+                lines.append("| %s | %d | POST /v1/execute | %s | %s | %s | %d | %d |" % (
+                    name, conc, fmt(w["p50"]), fmt(w["p99"]), fmt(w["rps"], 1), w["n"],
+                    w["bad"] + w["non2xx"]))
+                lines.append("| %s | %d | overhead | %s | %s | | | |" % (
+                    name, conc, fmt(w["p50"] - b["p50_ms"]), fmt(w["p99"] - b["p99_ms"])))
+    return lines
+
+
+# ---------------------------------------------------------------- table 3
+
+def _lang_available(slug):
+    import langtest
+    return all(shutil.which(p) for p in langtest.manifest(slug).get("requires", []))
+
+
+def _bare_lang_once(slug, man, command, body):
+    """Fresh copy of langs/<slug> with the request's files (not timed), then
+    the resolved command with sh -c, timed."""
+    work = tempfile.mkdtemp(prefix="rc-bench-%s-" % slug)
+    try:
+        shutil.copytree(os.path.join(SRCDIR, "langs", slug), work, dirs_exist_ok=True,
+                        symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        indir = os.path.join(work, man["inputDir"])
+        os.makedirs(indir, exist_ok=True)
+        with open(os.path.join(indir, man["solutionFile"]), "w") as f:
+            f.write(body["solution_text"])
+        if body.get("checker_text") is not None and man.get("checkerFile"):
+            with open(os.path.join(indir, man["checkerFile"]), "w") as f:
+                f.write(body["checker_text"])
+        with open(os.path.join(indir, "asserts.json"), "w") as f:
+            f.write(body["asserts"])
+        env = {"PATH": BARE_PATH, "HOME": work, "LANG": "C.UTF-8"}
+        env.update(man.get("env", {}))
+        t0 = time.monotonic()
+        p = subprocess.run(["/bin/sh", "-c", command], cwd=work, env=env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, start_new_session=True, timeout=300)
+        return time.monotonic() - t0, p.returncode, p.stdout.decode("utf-8", "replace"), \
+            p.stderr.decode("utf-8", "replace")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def table_lang(wd, slugs, n):
+    import cbparse
+    import langtest
+    from langcases import CASES
+    all_slugs = sorted(CASES)
+    slugs = slugs or all_slugs
+    avail = [s for s in slugs if _lang_available(s)]
+    lines = ["", "## 3. Per language (load %s at start)" % load(), "",
+             "Codebattle's a+b (3 asserts, the client's checker_text and solution wrapper) "
+             "through `POST /run`, %d warm runs after one warm-up, p50; bare: the resolved "
+             "`make -n -s test` with sh -c in a fresh copy of langs/<slug> (copy not timed), "
+             "same count, alternating with the HTTP runs.  Both verdicts checked." % n, "",
+             "| language | bare p50 ms | /run p50 ms | overhead ms | x bare |",
+             "|---|---|---|---|---|"]
+    missing = [s for s in slugs if s not in avail]
+    if not avail:
+        return lines + ["", "no language toolchain installed"]
+    with rchttp.Service(env={"RUN_CONCURRENCY": "2"}, languages=",".join(avail),
+                        start_timeout=180) as svc:
+        for slug in avail:
+            man = langtest.manifest(slug)
+            command = langtest.resolved_command(slug).strip()
+            body = langtest.request_for(slug, langtest.SUM_TASK, CASES[slug]["ok"])
+            body["timeout"] = "120s"
+            asserts = langtest.SUM_TASK["asserts"]
+            bare, http, err = [], [], None
+            for i in range(n + 1):
+                dt, code, out, errtext = _bare_lang_once(slug, man, command, body)
+                if cbparse.parse(code, out, errtext, asserts)["status"] != "ok":
+                    err = "bare run not ok: exit %s %s" % (code, (out + errtext)[-300:])
+                    break
+                t0 = time.monotonic()
+                r = svc.post_json("/run", body, timeout=300)
+                ht = time.monotonic() - t0
+                j = r.json if isinstance(r.json, dict) else {}
+                if r.status != 200 or cbparse.parse(j.get("exit_code"), j.get("stdout", ""),
+                                                    j.get("stderr", ""), asserts)["status"] != "ok":
+                    err = "/run not ok: HTTP %d %s" % (r.status, r.text[-300:])
+                    break
+                if i > 0:
+                    bare.append(dt * 1000)
+                    http.append(ht * 1000)
+            if err:
+                lines.append("| %s | failed: %s | | | |" % (slug, err.replace("|", "/")
+                                                           .replace("\n", " ")))
+                continue
+            b, h = statistics.median(bare), statistics.median(http)
+            lines.append("| %s | %.0f | %.0f | %+.0f | %.2f |" % (slug, b, h, h - b, h / b))
+    if missing:
+        lines += ["", "Not installed here (skipped): %s" % ", ".join(missing)]
+    return lines
+
+
+# ---------------------------------------------------------------- table 4
+
+def _rss_kb(pid):
+    return rchttp.rss_kb(pid)
+
+
+def _load_requests(svc, total, conc=2):
+    """total requests of the trivial job, conc at a time, keep-alive; returns
+    the number of failures."""
+    import http.client
+    import threading
+    body = json.dumps(EXECUTE_BODY).encode()
+    fails = [0] * conc
+
+    def worker(k):
+        conn = None
+        for _ in range(k, total, conc):
+            for attempt in range(2):
+                try:
+                    if conn is None:
+                        conn = http.client.HTTPConnection("127.0.0.1", svc.port, timeout=60)
+                    conn.request("POST", "/v1/execute", body,
+                                 {"Content-Type": "application/json"})
+                    resp = conn.getresponse()
+                    data = resp.read()
+                    if resp.status != 200 or b'"stdout":"1\\n"' not in data:
+                        fails[k] += 1
+                    break
+                except (OSError, http.client.HTTPException):
+                    conn = None
+                    if attempt == 1:
+                        fails[k] += 1
+        if conn is not None:
+            conn.close()
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(conc)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sum(fails)
+
+
+def table_footprint(wd, requests):
+    lines = ["", "## 4. Footprint (load %s at start)" % load(), "",
+             "runcell-fcgi with RUN_CONCURRENCY=2 behind nginx; VmRSS from /proc.  Growth: "
+             "after 200 warm-up requests, then %d more `POST /v1/execute` (python `print(1)`, "
+             "2 at a time)." % requests, ""]
+    with rchttp.Service(env={"RUN_CONCURRENCY": "2"}, languages="python") as svc:
+        time.sleep(1)
+        master = svc.master_pid()
+        idle = svc.workers_rss_kb()
+        lines += ["| process | pid | RSS KiB idle (before any job) |", "|---|---|---|",
+                  "| master | %d | %d |" % (master, _rss_kb(master))]
+        for pid, kb in sorted(idle.items()):
+            lines.append("| worker | %d | %d |" % (pid, kb))
+        fails = _load_requests(svc, 200)
+        warm = svc.workers_rss_kb()
+        warm_master = _rss_kb(master)
+        t0 = time.monotonic()
+        fails += _load_requests(svc, requests)
+        took = time.monotonic() - t0
+        after = svc.workers_rss_kb()
+        after_master = _rss_kb(master)
+        lines += ["", "| process | RSS KiB after warm-up | RSS KiB after %d more | growth KiB | "
+                  "bytes per request |" % requests, "|---|---|---|---|---|"]
+        lines.append("| master | %d | %d | %+d | %.1f |" % (
+            warm_master, after_master, after_master - warm_master,
+            (after_master - warm_master) * 1024.0 / requests))
+        total = 0
+        for pid in sorted(set(warm) | set(after)):
+            a, b = warm.get(pid), after.get(pid)
+            if a is None or b is None:
+                lines.append("| worker %d | %s | %s | (worker %s) | |" % (
+                    pid, a or "-", b or "-", "started" if a is None else "gone"))
+                continue
+            total += b - a
+            lines.append("| worker %d | %d | %d | %+d | %.1f |" % (
+                pid, a, b, b - a, (b - a) * 1024.0 / requests))
+        lines.append("| all workers | | | %+d | %.1f |" % (total, total * 1024.0 / requests))
+        lines += ["", "%d requests in %.0f s (%.1f/s), %d failed." % (
+            requests, took, requests / took, fails)]
+    return lines
