@@ -407,11 +407,11 @@ def _rss_kb(pid):
 
 
 def _load_requests(svc, total, conc=2):
-    """total requests of the trivial job, conc at a time, keep-alive; returns
-    the number of failures."""
+    """total requests of the trivial job (benchsh), conc at a time,
+    keep-alive; returns the number of failures."""
     import http.client
     import threading
-    body = json.dumps(EXECUTE_BODY).encode()
+    body = json.dumps(SH_BODY).encode()
     fails = [0] * conc
 
     def worker(k):
@@ -446,9 +446,10 @@ def _load_requests(svc, total, conc=2):
 def table_footprint(wd, requests):
     lines = ["", "## 4. Footprint (load %s at start)" % load(), "",
              "runcell-fcgi with RUN_CONCURRENCY=2 behind nginx; VmRSS from /proc.  Growth: "
-             "after 200 warm-up requests, then %d more `POST /v1/execute` (python `print(1)`, "
-             "2 at a time)." % requests, ""]
-    with rchttp.Service(env={"RUN_CONCURRENCY": "2"}, languages="python") as svc:
+             "after 200 warm-up requests, then %d more `POST /v1/execute` of the trivial "
+             "benchsh job (table 2), 2 at a time, keep-alive." % requests, ""]
+    env = {"RUN_CONCURRENCY": "2", "RUN_LANGS_DIR": bench_langs_dir(wd)}
+    with rchttp.Service(env=env, languages="python,benchsh") as svc:
         time.sleep(1)
         master = svc.master_pid()
         idle = svc.workers_rss_kb()

@@ -27,8 +27,8 @@
  * The cache overlays go through libmount's context API (readable errors,
  * helpers and mtab off); the workspace overlay, which every job mounts, and
  * the plain tmpfs/bind/remount steps call mount(2) directly: their options
- * are ours, and a libmount context per job costs measurable CPU.  Nothing has to be undone: every
- * mount disappears with the namespace.
+ * are ours, and a libmount context per job costs measurable CPU.  Nothing
+ * has to be undone: every mount disappears with the namespace.
  */
 #include "config.h"
 

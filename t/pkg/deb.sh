@@ -257,7 +257,11 @@ track_pid "$nginx_pid"
 health_ok () { [ "$(http GET "http://127.0.0.1:$port/health" | cut -d' ' -f1)" = 200 ]; }
 wait_for 60 health_ok
 ok $? "GET /health through nginx (www-data workers) answers 200" \
-  || { diag_file "$tmp/nginx/logs/error.log"; diag_file "$tmp/runcell.log"; }
+  || { diag_file "$tmp/nginx/logs/error.log" 5; diag_file "$tmp/runcell.log" 5
+       # Anything started with the built-in RUN_STATE_DIR (/run/runcell,
+       # e.g. `runcell exec` of another test) makes it 0700 and locks
+       # nginx out of the socket; see packaging/README.md.
+       diag "/run/runcell is $(stat -c '%U:%G %a' /run/runcell 2>&1)"; }
 a=$((RANDOM % 900 + 100)); b=$((RANDOM % 900 + 100))
 run_request_file "$tmp/run.json" "$a" "$b"
 answer=$(http POST "http://127.0.0.1:$port/run" "$tmp/run.json")
@@ -280,9 +284,14 @@ rc=$?
 installed_by_us=0
 [ $rc -ne 0 ] || rm -f "$marker"
 ok $rc "apt-get purge runcell runcell-langs (exit $rc)" || diag_file "$tmp/purge.log"
+# /run/runcell itself may be recreated at once by any other runcell on this
+# machine that uses the built-in state directory; what the package put
+# there (socket, state) must be gone.
 ! pkg_installed runcell && ! getent passwd runcell >/dev/null \
-  && [ ! -e /var/lib/runcell ] && [ ! -e /run/runcell ] && [ ! -e /etc/default/runcell ]
-ok $? "purge removed the user, /var/lib/runcell, /run/runcell and the configuration"
+  && [ ! -e /var/lib/runcell ] && [ ! -e /run/runcell/runcell.sock ] \
+  && [ ! -e /run/runcell/state ] && [ ! -e /etc/default/runcell ]
+ok $? "purge removed the user, /var/lib/runcell, /run/runcell's content and the configuration" \
+  || diag "left: $(ls -d /var/lib/runcell /run/runcell/runcell.sock /run/runcell/state /etc/default/runcell 2>/dev/null | tr '\n' ' ')"
 
 [ "$TAP_N" = 23 ] || diag "ran $TAP_N tests, planned 23"
 exit $((TAP_FAILED > 0))

@@ -57,10 +57,11 @@ require_root () {
   fi
 }
 
-# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds.
+# wait_for SECONDS CMD...: polls CMD every 0.1 s until it succeeds, for at
+# most SECONDS of wall-clock time however long each try takes.
 wait_for () {
-  local limit=$1 i; shift
-  for ((i = 0; i < limit * 10; i++)); do
+  local deadline=$((SECONDS + $1)); shift
+  while [ "$SECONDS" -lt "$deadline" ]; do
     "$@" && return 0
     sleep 0.1
   done
