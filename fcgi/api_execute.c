@@ -107,7 +107,7 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
   char msg[512];
   int status = 400;
   struct rc_file *files = NULL;
-  char **env = NULL, *main_env = NULL;
+  char **env = NULL, *main_env = NULL, *exec_run = NULL;
   const char **run_argv = NULL;
   const char *compile_argv[5];
   struct rc_step steps[2];
@@ -181,7 +181,15 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
     }
   run_argv[0] = "/bin/sh";
   run_argv[1] = "-c";
-  run_argv[2] = ex.lang->execute_run;
+  /* dash does not exec the last command of `sh -c` by itself: a simple
+   * run command is exec'd so that a signal that kills the program is
+   * reported as the signal, not as the shell's exit code 128+N. */
+  if (strpbrk (ex.lang->execute_run, ";&|\n()`") == NULL
+      && strncmp (ex.lang->execute_run, "exec ", 5) != 0
+      && asprintf (&exec_run, "exec %s", ex.lang->execute_run) > 0)
+    run_argv[2] = exec_run;
+  else
+    run_argv[2] = ex.lang->execute_run;
   run_argv[3] = "sh";
   for (i = 0; i < n_args; i++)
     run_argv[4 + i] = ex.args[i];
@@ -232,6 +240,7 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
 out:
   rc_job_result_free (&result);
   free (main_env);
+  free (exec_run);
   rc_strv_free (env);
   free (run_argv);
   free (files);

@@ -132,6 +132,10 @@ static const struct
   { "process_madvise", 440 },
   { "pidfd_getfd", 438 },
   { "kcmp", 0 },
+  /* Local descriptor tables are a 16-bit/emulation feature a judged
+   * program never needs, and a history of kernel bugs (systemd puts it in
+   * @cpu-emulation). */
+  { "modify_ldt", 0 },
   { "userfaultfd", 0 },
   /* raw I/O, file handles, obsolete */
   { "iopl", 0 },

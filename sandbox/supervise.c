@@ -178,7 +178,10 @@ watch_loop (struct rc_watch *w, rc_err_t *err)
 {
   const struct rc_limits *l = w->limits;
   struct rc_step_result *r = w->res;
-  char chunk[65536];
+  /* Small reads, one per stream per round: when both streams flood, the
+   * combined output budget is shared between them instead of going to
+   * whichever is read first. */
+  char chunk[8192];
   uint64_t start = rc_now_us (), last_activity = start, exited_at = 0, next_cpu = 0;
   uint64_t out_total = 0, err_total = 0, cpu = 0, killed_at = 0;
   size_t stdin_off = 0;

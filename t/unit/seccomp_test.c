@@ -300,6 +300,7 @@ static const char *const kill_names[] = {
   "process_madvise",
   "pidfd_getfd",
   "kcmp",
+  "modify_ldt",
   "userfaultfd",
   "iopl",
   "ioperm",
