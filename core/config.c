@@ -400,7 +400,7 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   cfg->max_files = (unsigned) n;
   if (load_string (get, ud, "RUN_LANGS_DIR", RC_PKGDATADIR "/langs", &cfg->langs_dir, err) < 0
       || load_string (get, ud, "RUN_LISTEN", NULL, &cfg->listen, err) < 0
-      || load_string (get, ud, "RUN_STATE_DIR", "/run/runcell", &cfg->state_dir, err) < 0
+      || load_string (get, ud, "RUN_STATE_DIR", "/run/runcell/state", &cfg->state_dir, err) < 0
       || load_string (get, ud, "RUN_CGROUP_NAME", "runcell", &cfg->cgroup_name, err) < 0
       || load_string (get, ud, "RUN_LANGUAGES", NULL, &cfg->languages, err) < 0)
     goto fail;

@@ -30,7 +30,7 @@ struct rc_config
   uint64_t timeout_max_ms;  /* RUN_TIMEOUT_MAX (10m): larger /run timeouts are 400 */
   char *langs_dir;          /* RUN_LANGS_DIR (compiled-in pkgdatadir/langs) */
   char *listen;             /* RUN_LISTEN: unix:/path or host:port; unset = inherited fd 0 */
-  char *state_dir;          /* RUN_STATE_DIR (/run/runcell) */
+  char *state_dir;          /* RUN_STATE_DIR (/run/runcell/state): root-only, 0700 */
   char *cgroup_name;        /* RUN_CGROUP_NAME ("runcell"): subtree below our own cgroup */
   bool sandbox;             /* RUN_SANDBOX: "auto" (root => on), "on" (must), "off" (unsafe) */
   bool sandbox_required;    /* RUN_SANDBOX=on */
