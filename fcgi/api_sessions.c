@@ -288,7 +288,7 @@ handle_create (struct rc_app *app, const struct rc_session_config *sc,
       rc_http_error (res, 400, "a request body must be multipart/form-data");
       goto out;
     }
-  if (session_error (rc_session_create (app->cfg, sc, &s, &err), &err, res))
+  if (session_error (rc_session_create (app->cfg, sc, req->request_id, &s, &err), &err, res))
     goto out;
   if (rc_session_write_uploads (&s, sc, seeds.uploads, seeds.n_uploads, res) != 0)
     {
@@ -513,7 +513,7 @@ handle_execute (struct rc_app *app, const struct rc_session_config *sc, const ch
       if (session_error (rc_session_open (app->cfg, sc, id, &s, &err), &err, res))
         goto out;
     }
-  else if (session_error (rc_session_create (app->cfg, sc, &s, &err), &err, res))
+  else if (session_error (rc_session_create (app->cfg, sc, req->request_id, &s, &err), &err, res))
     goto out;
   if (rc_session_write_uploads (&s, sc, er.uploads, er.n_uploads, res) == 0)
     rc_session_execute (app, sc, &s, &er, res);

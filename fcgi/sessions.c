@@ -218,7 +218,7 @@ read_data_name (int lockfd, char name[RC_SESSION_ID_LEN + 1])
 
 enum rc_session_status
 rc_session_create (const struct rc_config *cfg, const struct rc_session_config *sc,
-                   struct rc_session *s, rc_err_t *err)
+                   const char *wanted_id, struct rc_session *s, rc_err_t *err)
 {
   const char *root = rc_session_root (cfg, sc);
   char path[4200], meta[4200], name[RC_SESSION_ID_LEN + 1];
@@ -251,7 +251,13 @@ rc_session_create (const struct rc_config *cfg, const struct rc_session_config *
     }
   if ((uint64_t)n >= sc->max_sessions)
     return RC_SESSION_FULL;
-  if (random_id (s->id, err) < 0 || random_id (name, err) < 0)
+  if (random_id (name, err) < 0)
+    return RC_SESSION_ERROR;
+  snprintf (meta, sizeof meta, "%s/meta/%s", root, wanted_id ? wanted_id : "");
+  if (wanted_id != NULL && rc_session_id_valid (wanted_id, strlen (wanted_id))
+      && access (meta, F_OK) < 0 && errno == ENOENT)
+    memcpy (s->id, wanted_id, RC_SESSION_ID_LEN + 1);
+  else if (random_id (s->id, err) < 0)
     return RC_SESSION_ERROR;
   snprintf (path, sizeof path, "%s/data/%s", root, name);
   snprintf (meta, sizeof meta, "%s/meta/%s", root, s->id);

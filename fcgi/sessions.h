@@ -48,10 +48,14 @@ enum rc_session_status
 /* True for 32 lowercase hex digits. */
 bool rc_session_id_valid (const char *id, size_t len);
 
-/* Creates a session and returns it locked. */
+/* Creates a session and returns it locked.  wanted_id, when it is a
+ * valid id not in use, becomes the session's id: nginx passes its random
+ * 128-bit $request_id, so that behind an upstream hashed on it the session
+ * is created on the host its later requests (hashed on the id) reach.
+ * Otherwise the id comes from getrandom. */
 enum rc_session_status rc_session_create (const struct rc_config *cfg,
-                                          const struct rc_session_config *sc, struct rc_session *s,
-                                          rc_err_t *err);
+                                          const struct rc_session_config *sc, const char *wanted_id,
+                                          struct rc_session *s, rc_err_t *err);
 /* True when a session with this id exists (no lock taken). */
 bool rc_session_exists (const struct rc_config *cfg, const struct rc_session_config *sc,
                         const char *id);
