@@ -197,6 +197,9 @@ def table_cost(wd, runs):
         lines.append("- %s: %s" % (label, ISOLATION[k]))
     lines.append("- the C hello and the loop live in a 0755 directory below /var/tmp "
                  "(read-only inside every sandbox)")
+    lines.append("- CPU is the user+system time hyperfine's child and its reaped descendants "
+                 "report; bwrap's sandboxed processes are not in it (they are not reaped "
+                 "through a process hyperfine waits for), so its CPU column understates")
     return lines
 
 

@@ -152,8 +152,8 @@ main (int argc, char **argv)
     qsort (samples, (size_t)count, sizeof (double), cmp_double);
     printf ("runs=%ld conc=%ld p50_ms=%.3f p99_ms=%.3f mean_ms=%.3f jobs_per_s=%.1f "
             "cpu_ms_per_run=%.3f\n",
-            count, conc, samples[count / 2], samples[p99],
-            sum / (double)count, (double)count * 1000.0 / wall, cpu / (double)(count + warmup));
+            count, conc, samples[count / 2], samples[p99], sum / (double)count,
+            (double)count * 1000.0 / wall, cpu / (double)(count + warmup));
   }
   return 0;
 }

@@ -260,8 +260,7 @@ mount_workspace (const struct rc_mount_plan *plan, const int lower_fds[2], const
               lower_fds[0], lower_fds[1]);
   else
     snprintf (opts, sizeof opts,
-              "lowerdir=/proc/self/fd/%d,upperdir=" RUNNER_DIR "/upper,workdir=" RUNNER_DIR
-              "/work",
+              "lowerdir=/proc/self/fd/%d,upperdir=" RUNNER_DIR "/upper,workdir=" RUNNER_DIR "/work",
               lower_fds[0]);
   /* mount(2) directly, not libmount: every job pays this one, and a
    * libmount context costs the init about 0.3 ms of CPU in allocations
