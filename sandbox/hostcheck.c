@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -65,6 +66,24 @@ fs_supported (const char *name)
     }
   fclose (f);
   return found;
+}
+
+/* Debian's kernels build overlayfs as a module that loads on the first
+ * mount: fsopen() asks the kernel for the type (loading the module as
+ * root) without mounting anything. */
+static bool
+overlay_available (void)
+{
+  if (fs_supported ("overlay"))
+    return true;
+#ifdef SYS_fsopen
+  {
+    long fd = syscall (SYS_fsopen, "overlay", 1 /* FSOPEN_CLOEXEC */);
+    if (fd >= 0)
+      close ((int) fd);
+  }
+#endif
+  return fs_supported ("overlay");
 }
 
 static int
@@ -116,8 +135,8 @@ check_cgroup (struct check_state *s)
       if (read_small ("/sys/fs/cgroup/cgroup.controllers", buf, sizeof buf) < 0)
         report (s, 2, "cgroup controllers", "cannot read /sys/fs/cgroup/cgroup.controllers");
       else
-        report (s, strstr (buf, "memory") && strstr (buf, "pids") ? 0 : 2, "cgroup controllers",
-                "%s (need memory, pids)", buf);
+        report (s, strstr (buf, "memory") && strstr (buf, "pids") && strstr (buf, "cpu") ? 0 : 2,
+                "cgroup controllers", "%s (need memory, pids, cpu)", buf);
       return;
     }
   {
@@ -240,7 +259,7 @@ rc_sandbox_check_host (const struct rc_config *cfg, bool verbose)
     check_caps (&s);
   check_kernel (&s);
   check_cgroup (&s);
-  report (&s, fs_supported ("overlay") ? 0 : 2, "overlayfs",
+  report (&s, overlay_available () ? 0 : 2, "overlayfs",
           fs_supported ("overlay") ? "in /proc/filesystems" : "not in /proc/filesystems");
   report (&s, fs_supported ("tmpfs") ? 0 : 2, "tmpfs", "%s",
           fs_supported ("tmpfs") ? "available" : "missing");

@@ -182,13 +182,26 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
 
 /* ---- the namespace init -------------------------------------------------- */
 
+/* Exits after a FAIL message.  Whatever the worker sent that the init
+ * never read is drained first: a unix socket closed with unread data
+ * makes the peer's next read fail with ECONNRESET before it sees the FAIL
+ * message, and the step name would be lost. */
+static void __attribute__ ((noreturn))
+init_exit_after_fail (struct rc_job *job)
+{
+  char sink[512];
+  while (recv (job->ctl_i, sink, sizeof sink, MSG_DONTWAIT) > 0)
+    ;
+  _exit (127);
+}
+
 static void
 init_fail (struct rc_job *job, const char *step, int errnum)
 {
   char msg[160];
   snprintf (msg, sizeof msg, "sandbox: %s errno=%d", step, errnum);
   ctl_send (job->ctl_i, RC_CTL_FAIL, job->cur_step, errnum, msg);
-  _exit (127);
+  init_exit_after_fail (job);
 }
 
 static int
@@ -297,7 +310,7 @@ static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_
         {
           buf[k] = '\0';
           ctl_send (job->ctl_i, RC_CTL_FAIL, m.step, 0, buf);
-          _exit (127);
+          init_exit_after_fail (job);
         }
       ctl_send (job->ctl_i, RC_CTL_STARTED, m.step, 0, NULL);
       for (;;)

@@ -15,9 +15,15 @@ paths = set(l.split(":", 2)[2] for l in r.out.splitlines() if l.count(":") >= 2 
             (":memory:" in l or ":pids:" in l or l.startswith("0::")))
 t.eq(paths, {"/"}, "the job's cgroup namespace is rooted at its slot", r)
 
-r = isolib.sh("ls /sys/fs/cgroup/memory 2>/dev/null | grep -c '^memory' || ls /sys/fs/cgroup | grep -c '^memory'")
-t.ok(int(r.out.strip() or 0) > 0, "the memory controller files are there", r)
+# v1 (hybrid, legacy): the controllers are subdirectories; v2: one tree.
+r = isolib.sh("if [ -d /sys/fs/cgroup/memory ]; then ls /sys/fs/cgroup/memory; "
+              "else ls /sys/fs/cgroup; fi | grep -c '^memory\\.'")
+t.ok(int((r.out.strip().splitlines() or ["0"])[-1]) > 0, "the memory controller files are there", r)
 
-r = isolib.run(["./probe", "open", "/sys/fs/cgroup/pids/pids.max"], probe=True)
-t.ok(r.out.startswith("errno "), "the cgroup files are read-only", r)
+r = isolib.sh("if [ -f /sys/fs/cgroup/pids.max ]; then echo /sys/fs/cgroup/pids.max; "
+              "else echo /sys/fs/cgroup/pids/pids.max; fi")
+target = r.out.strip()
+r = isolib.run(["./probe", "open", target], probe=True)
+t.ok(target.endswith("pids.max") and r.out.startswith("errno "),
+     "the cgroup files are read-only (%s)" % target, r)
 t.exit()
