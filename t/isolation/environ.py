@@ -37,7 +37,7 @@ try:
 finally:
     os.unlink(secret)
 
-state = os.environ.get("RUN_STATE_DIR", "/run/runcell")
+state = os.environ.get("RUN_STATE_DIR", "/run/runcell/state")
 r = isolib.sh("ls -A %s | wc -l; grep -c ' %s ' /proc/self/mountinfo" % (state, state))
 t.eq(r.out.split(), ["0", "1"], "the state dir is masked (empty, its own mount)", r)
 t.exit()
