@@ -10,8 +10,8 @@
  */
 #include "config.h"
 
-#include "core/json_out.h"
-#include "core/log.h"
+#include "common/json_out.h"
+#include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/run_request.h"
 

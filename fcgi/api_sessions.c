@@ -18,8 +18,8 @@
  */
 #include "config.h"
 
-#include "core/json_out.h"
-#include "core/log.h"
+#include "common/json_out.h"
+#include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/multipart.h"
 #include "fcgi/session_config.h"

@@ -4,8 +4,8 @@
 #ifndef RUNCELL_FCGI_APP_H
 #define RUNCELL_FCGI_APP_H
 
-#include "core/config.h"
-#include "core/lang.h"
+#include "common/config.h"
+#include "common/lang.h"
 #include "fcgi/http.h"
 #include "sandbox/sandbox.h"
 

@@ -11,8 +11,8 @@
 #ifndef RUNCELL_FCGI_EXECUTE_REQUEST_H
 #define RUNCELL_FCGI_EXECUTE_REQUEST_H
 
-#include "core/config.h"
-#include "core/lang.h"
+#include "common/config.h"
+#include "common/lang.h"
 
 #include <stddef.h>
 

@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "fcgi/http.h"
-#include "core/json_out.h"
+#include "common/json_out.h"
 
 #include <stdarg.h>
 #include <stdio.h>

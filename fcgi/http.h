@@ -7,7 +7,7 @@
 #ifndef RUNCELL_FCGI_HTTP_H
 #define RUNCELL_FCGI_HTTP_H
 
-#include "core/job.h"
+#include "common/job.h"
 
 #include <stdbool.h>
 #include <stddef.h>

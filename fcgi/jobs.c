@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "core/log.h"
+#include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
 #include "fcgi/slots.h"

@@ -10,9 +10,9 @@
  */
 #include "config.h"
 
-#include "core/config.h"
-#include "core/lang.h"
-#include "core/log.h"
+#include "common/config.h"
+#include "common/lang.h"
+#include "common/log.h"
 #include "fcgi/master.h"
 #include "fcgi/metrics.h"
 #include "fcgi/session_config.h"

@@ -13,7 +13,7 @@
 #include "config.h"
 
 #include "fcgi/master.h"
-#include "core/log.h"
+#include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
 #include "fcgi/slots.h"

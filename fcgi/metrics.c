@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "fcgi/metrics.h"
-#include "core/json_out.h"
+#include "common/json_out.h"
 
 #include <stdatomic.h>
 #include <string.h>

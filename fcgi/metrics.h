@@ -8,8 +8,8 @@
 #ifndef RUNCELL_FCGI_METRICS_H
 #define RUNCELL_FCGI_METRICS_H
 
-#include "core/job.h"
-#include "core/lang.h"
+#include "common/job.h"
+#include "common/lang.h"
 
 #include <stdint.h>
 

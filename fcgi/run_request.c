@@ -2,8 +2,8 @@
 #include "config.h"
 
 #include "fcgi/run_request.h"
-#include "core/config.h"
-#include "core/json_out.h"
+#include "common/config.h"
+#include "common/json_out.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #ifndef RUNCELL_FCGI_RUN_REQUEST_H
 #define RUNCELL_FCGI_RUN_REQUEST_H
 
-#include "core/lang.h"
+#include "common/lang.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,13 +1,13 @@
 /* session_config.c - parses the sessions API's environment variables.
  *
- * Same strictness as core/config.c: a value that does not parse, or lies
+ * Same strictness as common/config.c: a value that does not parse, or lies
  * outside its range, fails start-up naming the variable, instead of turning
  * into a surprising limit later.
  */
 #include "config.h"
 
 #include "fcgi/session_config.h"
-#include "core/log.h"
+#include "common/log.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * The variable names are those of the sessions document
  * (../shared/reference/001_*.txt) where it applies to runcell, so an
  * operator's existing settings keep their meaning; RUN_SESSIONS_DIR and
- * SESSION_QUOTA are runcell's own.  As in core/config.c, a malformed value
+ * SESSION_QUOTA are runcell's own.  As in common/config.c, a malformed value
  * refuses to start with a message naming the variable.  The concurrency
  * limit (MAX_CONCURRENT_EXECUTIONS in the document) is RUN_CONCURRENCY: the
  * sessions API shares the job slots with /run.
@@ -12,8 +12,8 @@
 #ifndef RUNCELL_FCGI_SESSION_CONFIG_H
 #define RUNCELL_FCGI_SESSION_CONFIG_H
 
-#include "core/config.h"
-#include "core/error.h"
+#include "common/config.h"
+#include "common/error.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -18,8 +18,8 @@
 #include "config.h"
 
 #include "fcgi/session_exec.h"
-#include "core/json_out.h"
-#include "core/log.h"
+#include "common/json_out.h"
+#include "common/log.h"
 #include "fcgi/session_fs.h"
 
 #include <errno.h>

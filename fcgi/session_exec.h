@@ -6,7 +6,7 @@
 #ifndef RUNCELL_FCGI_SESSION_EXEC_H
 #define RUNCELL_FCGI_SESSION_EXEC_H
 
-#include "core/job.h"
+#include "common/job.h"
 #include "fcgi/app.h"
 #include "fcgi/session_config.h"
 #include "fcgi/session_path.h"

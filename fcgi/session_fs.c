@@ -17,7 +17,7 @@
 #include "config.h"
 
 #include "fcgi/session_fs.h"
-#include "core/json_out.h"
+#include "common/json_out.h"
 #include "sandbox/syscalls.h"
 
 #include <dirent.h>

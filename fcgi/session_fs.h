@@ -12,7 +12,7 @@
 #ifndef RUNCELL_FCGI_SESSION_FS_H
 #define RUNCELL_FCGI_SESSION_FS_H
 
-#include "core/job.h"
+#include "common/job.h"
 
 #include <stdbool.h>
 #include <stddef.h>

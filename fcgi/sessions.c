@@ -11,7 +11,7 @@
 #include "config.h"
 
 #include "fcgi/sessions.h"
-#include "core/log.h"
+#include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/session_fs.h"
 

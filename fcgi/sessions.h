@@ -20,8 +20,8 @@
 #ifndef RUNCELL_FCGI_SESSIONS_H
 #define RUNCELL_FCGI_SESSIONS_H
 
-#include "core/config.h"
-#include "core/error.h"
+#include "common/config.h"
+#include "common/error.h"
 #include "fcgi/session_config.h"
 
 #include <stdbool.h>

@@ -2,8 +2,8 @@
 #ifndef RUNCELL_FCGI_WORKER_H
 #define RUNCELL_FCGI_WORKER_H
 
-#include "core/config.h"
-#include "core/lang.h"
+#include "common/config.h"
+#include "common/lang.h"
 #include "sandbox/sandbox.h"
 
 #include <sys/types.h>

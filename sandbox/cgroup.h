@@ -13,7 +13,7 @@
 #ifndef RUNCELL_SANDBOX_CGROUP_H
 #define RUNCELL_SANDBOX_CGROUP_H
 
-#include "core/error.h"
+#include "common/error.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -20,9 +20,9 @@
  */
 #include "config.h"
 
-#include "core/config.h"
-#include "core/lang.h"
-#include "core/log.h"
+#include "common/config.h"
+#include "common/lang.h"
+#include "common/log.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>

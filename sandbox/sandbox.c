@@ -57,7 +57,7 @@
  */
 #include "config.h"
 
-#include "core/log.h"
+#include "common/log.h"
 #include "sandbox/sandbox_internal.h"
 
 #include <dirent.h>

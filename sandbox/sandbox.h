@@ -21,9 +21,9 @@
 #ifndef RUNCELL_SANDBOX_SANDBOX_H
 #define RUNCELL_SANDBOX_SANDBOX_H
 
-#include "core/config.h"
-#include "core/error.h"
-#include "core/job.h"
+#include "common/config.h"
+#include "common/error.h"
+#include "common/job.h"
 
 #include <stdbool.h>
 

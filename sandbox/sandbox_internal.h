@@ -12,9 +12,9 @@
 #ifndef RUNCELL_SANDBOX_INTERNAL_H
 #define RUNCELL_SANDBOX_INTERNAL_H
 
-#include "core/config.h"
-#include "core/error.h"
-#include "core/job.h"
+#include "common/config.h"
+#include "common/error.h"
+#include "common/job.h"
 #include "sandbox/cgroup.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp_filter.h"

@@ -19,7 +19,7 @@
 #ifndef RUNCELL_SANDBOX_SECCOMP_FILTER_H
 #define RUNCELL_SANDBOX_SECCOMP_FILTER_H
 
-#include "core/error.h"
+#include "common/error.h"
 
 #include <linux/filter.h>
 #include <stddef.h>

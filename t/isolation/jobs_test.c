@@ -10,9 +10,9 @@
  */
 #include "config.h"
 
-#include "core/config.h"
-#include "core/error.h"
-#include "core/job.h"
+#include "common/config.h"
+#include "common/error.h"
+#include "common/job.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>

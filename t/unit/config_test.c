@@ -1,7 +1,7 @@
 /* config_test.c - the duration, size and configuration parsers. */
 #include <config.h>
 
-#include "core/config.h"
+#include "common/config.h"
 #include "t/unit/tap.h"
 
 #include <string.h>

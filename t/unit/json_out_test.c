@@ -2,7 +2,7 @@
  * output is re-parsed with json-c to prove it is valid JSON. */
 #include <config.h>
 
-#include "core/json_out.h"
+#include "common/json_out.h"
 #include "t/unit/tap.h"
 
 #include <json-c/json.h>

@@ -2,7 +2,7 @@
  * resolved from `make -n test`, and the job environment allowlist. */
 #include <config.h>
 
-#include "core/lang.h"
+#include "common/lang.h"
 #include "t/unit/tap.h"
 
 #include <stdio.h>

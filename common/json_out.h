@@ -6,10 +6,10 @@
  * byte that is not part of a valid UTF-8 sequence becomes U+FFFD (the
  * documented replacement, docs/api.md).
  */
-#ifndef RUNCELL_CORE_JSON_OUT_H
-#define RUNCELL_CORE_JSON_OUT_H
+#ifndef RUNCELL_COMMON_JSON_OUT_H
+#define RUNCELL_COMMON_JSON_OUT_H
 
-#include "core/job.h"
+#include "common/job.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,11 +3,11 @@
  * variable (rc_config_load returns < 0).  The variables and their defaults
  * are documented in docs/configuration.md and runcell.conf(5).
  */
-#ifndef RUNCELL_CORE_CONFIG_H
-#define RUNCELL_CORE_CONFIG_H
+#ifndef RUNCELL_COMMON_CONFIG_H
+#define RUNCELL_COMMON_CONFIG_H
 
-#include "core/error.h"
-#include "core/job.h"
+#include "common/error.h"
+#include "common/job.h"
 
 #include <stdbool.h>
 #include <stdint.h>

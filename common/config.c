@@ -5,7 +5,7 @@
  */
 #include <config.h>
 
-#include "core/config.h"
+#include "common/config.h"
 
 #include <ctype.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* error.c - see error.h for the convention. */
 #include <config.h>
 
-#include "core/error.h"
+#include "common/error.h"
 
 #include <errno.h>
 #include <stdio.h>

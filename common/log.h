@@ -6,10 +6,10 @@
  * line); everything else goes through rc_log.  Writes are one write(2) each
  * so lines from the master and workers never interleave.
  */
-#ifndef RUNCELL_CORE_LOG_H
-#define RUNCELL_CORE_LOG_H
+#ifndef RUNCELL_COMMON_LOG_H
+#define RUNCELL_COMMON_LOG_H
 
-#include "core/job.h"
+#include "common/job.h"
 
 enum rc_log_level
 {

@@ -6,8 +6,8 @@
  * outermost layer (a request handler, main) logs it.  Modelled on crun's
  * libcrun_error_t.
  */
-#ifndef RUNCELL_CORE_ERROR_H
-#define RUNCELL_CORE_ERROR_H
+#ifndef RUNCELL_COMMON_ERROR_H
+#define RUNCELL_COMMON_ERROR_H
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* buf.c - growable byte buffers and small job helpers. */
 #include <config.h>
 
-#include "core/job.h"
+#include "common/job.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -7,8 +7,8 @@
  */
 #include <config.h>
 
-#include "core/lang.h"
-#include "core/log.h"
+#include "common/lang.h"
+#include "common/log.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -1,8 +1,8 @@
 /* log.c - JSON log lines on stderr; see log.h. */
 #include <config.h>
 
-#include "core/log.h"
-#include "core/json_out.h"
+#include "common/log.h"
+#include "common/json_out.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -30,12 +30,12 @@
  *                             "run": "/tmp/a.out \"$@\""}
  *   unavailableReason  "Dart is not packaged by Debian 12" (optional)
  */
-#ifndef RUNCELL_CORE_LANG_H
-#define RUNCELL_CORE_LANG_H
+#ifndef RUNCELL_COMMON_LANG_H
+#define RUNCELL_COMMON_LANG_H
 
-#include "core/config.h"
-#include "core/error.h"
-#include "core/job.h"
+#include "common/config.h"
+#include "common/error.h"
+#include "common/job.h"
 
 #include <stdbool.h>
 #include <stddef.h>

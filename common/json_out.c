@@ -1,7 +1,7 @@
 /* json_out.c - JSON writer with UTF-8 repair; see json_out.h. */
 #include <config.h>
 
-#include "core/json_out.h"
+#include "common/json_out.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
  * and a run step for /v1/execute, a single `sh -c <make test lines>` step for
  * /run).  Every step has its own limits and its own result.
  */
-#ifndef RUNCELL_CORE_JOB_H
-#define RUNCELL_CORE_JOB_H
+#ifndef RUNCELL_COMMON_JOB_H
+#define RUNCELL_COMMON_JOB_H
 
 #include <stdbool.h>
 #include <stddef.h>
