@@ -634,6 +634,12 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
           rc_error_wrap (err, "sandbox: cgroup memory peak errno=%d", (*err)->status);
           goto out;
         }
+      /* An OOM kill means usage reached the limit.  Where the peak cannot
+       * be reset per job (cgroup v2 before 6.12) and an earlier step peaked
+       * higher, the sampled fallback can miss the spike: report at least
+       * the limit the kernel enforced. */
+      if (r->oom_killed && peak < st->limits.memory_bytes)
+        peak = st->limits.memory_bytes;
       r->memory_peak_kb = peak / 1024;
       if (w.killed || job.init_dead)
         break; /* the sandbox is gone: later steps do not run */
