@@ -1,12 +1,17 @@
-/* jobs_wait.c - rc_app_run_job with a wait for a free slot.
+/* jobs_wait.c - running a job on a slot: claim (waiting up to wait_ms),
+ * run, clean, release or quarantine.
  *
- * /run answers 429 at once when every slot is busy (its client retries);
+ * The slot is released only after rc_sandbox_slot_clean verified it empty;
+ * a slot that cannot be verified is quarantined (no job runs there until
+ * the master manages to clean it), so a leftover process can never share a
+ * uid or cgroup with the next request.
+ *
+ * /run answers 429 at once when every slot is busy (wait_ms 0; its client
+ * retries);
  * the sessions API instead waits up to SESSION_LOCK_WAIT_TIMEOUT_SECONDS,
  * as its document says, and answers 503 after that.  Slots are claimed
  * with a compare-and-swap in shared memory (slots.c), which has no
  * wake-up, so the wait polls every 20 ms; the worker is blocked anyway.
- * Otherwise the same life cycle as jobs.c: run, clean, release or
- * quarantine.
  */
 #include "config.h"
 
@@ -46,7 +51,10 @@ rc_app_run_job_wait (struct rc_app *app, struct rc_job_spec *spec, struct rc_job
   if (slot < 0)
     {
       rc_slots_count_rejection ();
-      rc_http_error (res, 503, "no execution slot became free in time");
+      if (wait_ms == 0)
+        rc_http_error (res, 429, "runner busy");
+      else
+        rc_http_error (res, 503, "no execution slot became free in time");
       res->log_outcome = "busy";
       return -1;
     }
