@@ -48,7 +48,7 @@ DEFAULT_LIMITS = {"wallTimeMs": 5000, "idleMs": 10000, "cpuMs": 4000, "memoryMb"
 # Limits a case sets itself are kept: those are what it tests.
 if os.environ.get("RC_VM_ACCEL") == "tcg":
     for _key in ("wallTimeMs", "idleMs", "cpuMs"):
-        DEFAULT_LIMITS[_key] *= 5
+        DEFAULT_LIMITS[_key] *= 10
 
 HELPERS = ("probe.h", "probe.py")
 
@@ -99,7 +99,7 @@ class Case:
         # clocks are what it tests (its expectation names one).
         if os.environ.get("RC_VM_ACCEL") == "tcg" and not _CLOCK_TERMS.search(" ".join(self.expect)):
             for k in explicit_clocks & {"wallTimeMs", "idleMs", "cpuMs"}:
-                self.limits[k] *= 5
+                self.limits[k] *= 10
         if not self.description:
             raise ValueError("%s: no 'abuse:' description line" % self.file)
         if not self.expect:
