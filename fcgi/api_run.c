@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *
 join_path (const char *dir, const char *name)
@@ -120,7 +121,14 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
   memset (&step, 0, sizeof step);
   step.argv = argv;
   step.limits.wall_ms = run.timeout_ms;
-  step.limits.rlimit_cpu_s = (run.timeout_ms + 999) / 1000;
+  /* RLIMIT_CPU is only a backstop behind the wall clock: it counts the CPU
+   * of all a process's threads, so a multi-threaded runtime (BEAM, JVM)
+   * spinning on every core would reach "timeout" seconds of CPU before the
+   * timeout and die with 137 instead of the contract's exit_code null. */
+  {
+    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+    step.limits.rlimit_cpu_s = (run.timeout_ms + 999) / 1000 * (uint64_t) (cpus > 0 ? cpus : 1) + 1;
+  }
   step.limits.memory_bytes = lang->memory_max;
   step.limits.pids = cfg->pids_max;
   step.limits.stream_bytes = cfg->output_max;
