@@ -132,28 +132,39 @@ rc_workspace_write_files (int dirfd, const struct rc_file *files, size_t n, mode
   return 0;
 }
 
+/* Opens a directory stream on a duplicate of dirfd (the caller keeps
+ * dirfd), refusing trees deeper than RC_TREE_MAX_DEPTH. */
+static DIR *
+walk_opendir (int dirfd, unsigned depth)
+{
+  DIR *d;
+  int dfd;
+
+  if (depth > RC_TREE_MAX_DEPTH)
+    {
+      errno = ELOOP;
+      return NULL;
+    }
+  dfd = fcntl (dirfd, F_DUPFD_CLOEXEC, 3);
+  if (dfd < 0)
+    return NULL;
+  d = fdopendir (dfd);
+  if (d == NULL)
+    close (dfd);
+  return d;
+}
+
 /* Recreates the directory tree of srcfd below dstfd, empty, mode 0777. */
 static int
 skel_walk (int srcfd, int dstfd, unsigned depth, unsigned *count)
 {
   DIR *d;
   struct dirent *de;
-  int dfd, ret = 0;
+  int ret = 0;
 
-  if (depth > RC_TREE_MAX_DEPTH)
-    {
-      errno = ELOOP;
-      return -1;
-    }
-  dfd = fcntl (srcfd, F_DUPFD_CLOEXEC, 3);
-  if (dfd < 0)
-    return -1;
-  d = fdopendir (dfd);
+  d = walk_opendir (srcfd, depth);
   if (d == NULL)
-    {
-      close (dfd);
-      return -1;
-    }
+    return -1;
   while (ret == 0 && (errno = 0, de = readdir (d)) != NULL)
     {
       int s, t;
@@ -350,22 +361,11 @@ copy_walk (int srcfd, int dstfd, unsigned depth, unsigned *count)
 {
   DIR *d;
   struct dirent *de;
-  int dfd, ret = 0;
+  int ret = 0;
 
-  if (depth > RC_TREE_MAX_DEPTH)
-    {
-      errno = ELOOP;
-      return -1;
-    }
-  dfd = fcntl (srcfd, F_DUPFD_CLOEXEC, 3);
-  if (dfd < 0)
-    return -1;
-  d = fdopendir (dfd);
+  d = walk_opendir (srcfd, depth);
   if (d == NULL)
-    {
-      close (dfd);
-      return -1;
-    }
+    return -1;
   while (ret == 0 && (errno = 0, de = readdir (d)) != NULL)
     {
       struct stat st;
@@ -444,21 +444,11 @@ remove_walk (int dirfd, unsigned depth)
 {
   DIR *d;
   struct dirent *de;
-  int dfd, ret = 0;
-  if (depth > RC_TREE_MAX_DEPTH)
-    {
-      errno = ELOOP;
-      return -1;
-    }
-  dfd = fcntl (dirfd, F_DUPFD_CLOEXEC, 3);
-  if (dfd < 0)
-    return -1;
-  d = fdopendir (dfd);
+  int ret = 0;
+
+  d = walk_opendir (dirfd, depth);
   if (d == NULL)
-    {
-      close (dfd);
-      return -1;
-    }
+    return -1;
   while ((errno = 0, de = readdir (d)) != NULL)
     {
       struct stat st;
