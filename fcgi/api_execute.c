@@ -184,8 +184,7 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
   /* dash does not exec the last command of `sh -c` by itself: a simple
    * run command is exec'd so that a signal that kills the program is
    * reported as the signal, not as the shell's exit code 128+N. */
-  if (strpbrk (ex.lang->execute_run, ";&|\n()`") == NULL
-      && strncmp (ex.lang->execute_run, "exec ", 5) != 0
+  if (rc_exec_run_command_is_simple (ex.lang->execute_run)
       && asprintf (&exec_run, "exec %s", ex.lang->execute_run) > 0)
     run_argv[2] = exec_run;
   else

@@ -10,6 +10,7 @@
 #include "sandbox/sandbox.h"
 
 #include <signal.h>
+#include <stdbool.h>
 
 struct rc_app
 {
@@ -17,6 +18,9 @@ struct rc_app
   const struct rc_lang_table *langs;
   struct rc_sandbox *sandbox; /* NULL in unit tests of parsing */
   volatile sig_atomic_t shutdown_requested;
+  /* A slot whose job was answered but not yet cleaned (jobs_wait.c). */
+  bool slot_to_clean;
+  int clean_slot;
 };
 
 void rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res);
@@ -36,10 +40,14 @@ bool rc_api_sessions_route (struct rc_app *app, const struct rc_http_request *re
 /* Master tick: removes sessions idle past their expiry (sessions.c). */
 void rc_sessions_sweep (const struct rc_config *cfg);
 
-/* Runs a prepared job on a claimed slot: claims, runs, cleans, releases.
- * Answers 429 when no slot is free and 500 on a sandbox failure; returns 0
- * when the job ran and res_job holds its result. */
+/* Runs a prepared job on a claimed slot: claims, runs, and leaves the
+ * slot to rc_app_after_reply to clean and release.  Answers 429 when no
+ * slot is free and 500 on a sandbox failure; returns 0 when the job ran
+ * and res_job holds its result. */
 int rc_app_run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res_job,
                     struct rc_http_response *res);
+/* Once the response has been handed to the web server: cleans and
+ * releases (or quarantines) the slot of the job just answered, if any. */
+void rc_app_after_reply (struct rc_app *app);
 
 #endif

@@ -6,12 +6,22 @@
  * the master manages to clean it), so a leftover process can never share a
  * uid or cgroup with the next request.
  *
+ * /run and /v1/execute answer first and clean after: the sandbox kills the
+ * job's init and leaves its reap (the teardown of the job's namespaces,
+ * about a millisecond) to the clean, which rc_app_after_reply runs once the
+ * response is with nginx.  Meanwhile the slot is marked "cleaning", and a
+ * claimer that finds no free slot but one being cleaned waits for it
+ * instead of answering 429: 429 still means every slot is running a job.
+ * Sessions clean before answering (their next request may touch the same
+ * directory at once).
+ *
  * /run answers 429 at once when every slot is busy (wait_ms 0; its client
  * retries);
  * the sessions API instead waits up to SESSION_LOCK_WAIT_TIMEOUT_SECONDS,
  * as its document says, and answers 503 after that.  Slots are claimed
  * with a compare-and-swap in shared memory (slots.c), which has no
- * wake-up, so the wait polls every 20 ms; the worker is blocked anyway.
+ * wake-up, so the wait polls: every 20 ms for a running job, every 0.2 ms
+ * for one being cleaned.
  */
 #include "config.h"
 
@@ -31,23 +41,66 @@ mono_ms (void)
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-int
-rc_app_run_job_wait (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
-                     struct rc_http_response *res, uint64_t wait_ms,
-                     int (*prepare) (int slot, void *ud), void *ud)
+/* A clean takes at most the cgroup kill's 2 s bound (sandbox.c). */
+#define CLEANING_WAIT_MS 3000
+
+static void
+clean_and_release (struct rc_app *app, int slot)
 {
   rc_err_t err = NULL;
-  uint64_t deadline = mono_ms () + wait_ms;
-  int slot, ret;
+  if (rc_sandbox_slot_clean (app->sandbox, slot, &err) < 0)
+    {
+      rc_log (RC_LOG_ERROR, "slot_quarantined", "slot %d: %s", slot, rc_error_text (err));
+      rc_error_free (&err);
+      rc_slot_quarantine (slot);
+    }
+  else
+    rc_slot_release (slot);
+}
+
+void
+rc_app_after_reply (struct rc_app *app)
+{
+  if (!app->slot_to_clean)
+    return;
+  app->slot_to_clean = false;
+  clean_and_release (app, app->clean_slot);
+}
+
+static int
+claim_slot (struct rc_app *app, uint64_t wait_ms)
+{
+  uint64_t start = mono_ms ();
+  uint64_t deadline = start + wait_ms;
+  uint64_t cleaning_deadline = start + CLEANING_WAIT_MS;
 
   for (;;)
     {
       struct timespec pause = { 0, 20 * 1000 * 1000 };
-      slot = rc_slot_claim ();
-      if (slot >= 0 || app->shutdown_requested || mono_ms () >= deadline)
-        break;
+      uint64_t now;
+      int slot = rc_slot_claim ();
+      if (slot >= 0 || app->shutdown_requested)
+        return slot;
+      now = mono_ms ();
+      if (rc_slots_cleaning () > 0 && now < cleaning_deadline)
+        pause.tv_nsec = 200 * 1000;
+      else if (now >= deadline)
+        return -1;
       nanosleep (&pause, NULL);
     }
+}
+
+static int
+run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
+         struct rc_http_response *res, uint64_t wait_ms, int (*prepare) (int slot, void *ud),
+         void *ud, bool clean_after_reply)
+{
+  rc_err_t err = NULL;
+  int slot, ret;
+
+  /* Never two slots at once: a job answered earlier is cleaned first. */
+  rc_app_after_reply (app);
+  slot = claim_slot (app, wait_ms);
   if (slot < 0)
     {
       rc_slots_count_rejection ();
@@ -88,13 +141,28 @@ rc_app_run_job_wait (struct rc_app *app, struct rc_job_spec *spec, struct rc_job
           res->log_outcome = "sandbox_failure";
         }
     }
-  if (rc_sandbox_slot_clean (app->sandbox, slot, &err) < 0)
+  if (clean_after_reply)
     {
-      rc_log (RC_LOG_ERROR, "slot_quarantined", "slot %d: %s", slot, rc_error_text (err));
-      rc_error_free (&err);
-      rc_slot_quarantine (slot);
+      rc_slot_mark_cleaning (slot);
+      app->slot_to_clean = true;
+      app->clean_slot = slot;
     }
   else
-    rc_slot_release (slot);
+    clean_and_release (app, slot);
   return ret;
+}
+
+int
+rc_app_run_job_wait (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
+                     struct rc_http_response *res, uint64_t wait_ms,
+                     int (*prepare) (int slot, void *ud), void *ud)
+{
+  return run_job (app, spec, result, res, wait_ms, prepare, ud, false);
+}
+
+int
+rc_app_run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
+                struct rc_http_response *res)
+{
+  return run_job (app, spec, result, res, 0, NULL, NULL, true);
 }

@@ -10,6 +10,7 @@
 struct slot_entry
 {
   _Atomic int owner;
+  _Atomic int cleaning; /* job answered, owner verifying the slot */
   _Atomic uint64_t jobs;
 };
 
@@ -59,13 +60,31 @@ rc_slot_claim (void)
 void
 rc_slot_release (int slot)
 {
+  atomic_store (&table->slots[slot].cleaning, 0);
   atomic_store (&table->slots[slot].owner, RC_SLOT_FREE);
 }
 
 void
 rc_slot_quarantine (int slot)
 {
+  atomic_store (&table->slots[slot].cleaning, 0);
   atomic_store (&table->slots[slot].owner, RC_SLOT_QUARANTINED);
+}
+
+void
+rc_slot_mark_cleaning (int slot)
+{
+  atomic_store (&table->slots[slot].cleaning, 1);
+}
+
+unsigned
+rc_slots_cleaning (void)
+{
+  unsigned n = 0;
+  for (unsigned i = 0; i < table->n; i++)
+    if (atomic_load (&table->slots[i].cleaning))
+      n++;
+  return n;
 }
 
 pid_t
@@ -78,7 +97,10 @@ bool
 rc_slot_take_from (int slot, pid_t dead, pid_t new_owner)
 {
   int expected = (int) dead;
-  return atomic_compare_exchange_strong (&table->slots[slot].owner, &expected, (int) new_owner);
+  if (!atomic_compare_exchange_strong (&table->slots[slot].owner, &expected, (int) new_owner))
+    return false;
+  atomic_store (&table->slots[slot].cleaning, 0);
+  return true;
 }
 
 unsigned

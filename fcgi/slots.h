@@ -31,6 +31,11 @@ unsigned rc_slots_count (void);
 /* Claims a free slot for the calling process; -1 when all are busy. */
 int rc_slot_claim (void);
 void rc_slot_release (int slot);
+/* The job on this slot has ended and was answered; its owner is cleaning
+ * it.  A claimer that finds no free slot waits for such a slot rather
+ * than answering 429 (rc_slots_cleaning). */
+void rc_slot_mark_cleaning (int slot);
+unsigned rc_slots_cleaning (void);
 void rc_slot_quarantine (int slot);
 pid_t rc_slot_owner (int slot);
 /* Marks a slot that was held by `dead` as free again (master, after it

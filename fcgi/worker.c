@@ -287,6 +287,9 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
       sigprocmask (SIG_BLOCK, &term, NULL);
       serve_one (&app, &request);
       FCGX_Finish_r (&request);
+      /* The client has its answer; the slot is cleaned now, off its
+       * latency (fcgi/jobs_wait.c). */
+      rc_app_after_reply (&app);
       sigprocmask (SIG_UNBLOCK, &term, NULL);
       if (app.shutdown_requested)
         {
@@ -294,6 +297,7 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
           kill (ctx->master, SIGTERM);
         }
     }
+  rc_app_after_reply (&app);
   rc_sandbox_close (app.sandbox);
   _exit (0);
 }

@@ -69,6 +69,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -249,7 +250,9 @@ rc_sandbox_open (struct rc_sandbox **out, const struct rc_config *cfg, enum rc_s
       sb->slots = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (*sb->slots));
       sb->slot_verified = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (bool));
       sb->netns = malloc ((sb->n_slots ? sb->n_slots : 1) * sizeof (int));
-      if (sb->slots == NULL || sb->slot_verified == NULL || sb->netns == NULL)
+      sb->dying_init = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (pid_t));
+      if (sb->slots == NULL || sb->slot_verified == NULL || sb->netns == NULL
+          || sb->dying_init == NULL)
         {
           rc_error_set (err, ENOMEM, "sandbox open");
           goto fail;
@@ -275,6 +278,9 @@ rc_sandbox_close (struct rc_sandbox *sb)
   size_t i;
   if (sb == NULL)
     return;
+  for (i = 0; sb->dying_init && i < sb->n_slots; i++)
+    rc_sandbox_reap_dying (sb, (int)i);
+  free (sb->dying_init);
   for (i = 0; i < sb->n_slots; i++)
     if (sb->slots[i])
       rc_cgroup_slot_close (sb->slots[i]);
@@ -373,6 +379,24 @@ count_uid (uid_t uid)
   return found;
 }
 
+/* A finished job's init is killed at once but reaped here, so that the
+ * teardown of its namespaces (the pid namespace's processes, the mount
+ * tree, one RCU grace period) is not on the request's path: the service
+ * answers first and cleans the slot after (fcgi/jobs_wait.c). */
+void
+rc_sandbox_reap_dying (struct rc_sandbox *sb, int slot)
+{
+  pid_t pid;
+  if (sb->dying_init == NULL || slot < 0 || (unsigned)slot >= sb->n_slots)
+    return;
+  pid = sb->dying_init[slot];
+  if (pid <= 0)
+    return;
+  while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+  sb->dying_init[slot] = 0;
+}
+
 int
 rc_sandbox_slot_clean (struct rc_sandbox *sb, int slot, rc_err_t *err)
 {
@@ -385,6 +409,7 @@ rc_sandbox_slot_clean (struct rc_sandbox *sb, int slot, rc_err_t *err)
     return 0;
   if (rc_sandbox_get_slot (sb, slot, &cg, err) < 0)
     return -1;
+  rc_sandbox_reap_dying (sb, slot);
   if (rc_cgroup_slot_is_empty (cg, &empty, err) < 0)
     return rc_error_wrap (err, "slot %d", slot);
   /* The uid scan walks all of /proc: it runs when this handle first sees

@@ -43,6 +43,7 @@ struct rc_sandbox
   struct rc_cgroup_slot **slots; /* opened lazily, cfg->concurrency entries */
   unsigned n_slots;
   bool *slot_verified;         /* the uid scan passed once for this slot */
+  pid_t *dying_init;           /* per slot: an init killed but not yet reaped, or 0 */
   int *netns;                  /* per slot: fd of its pre-made network namespace */
   struct rc_skel_entry *skels; /* template dir -> skeleton dir cache */
   size_t n_skels;
@@ -52,6 +53,8 @@ struct rc_sandbox
 int rc_sandbox_get_slot (struct rc_sandbox *sb, int slot, struct rc_cgroup_slot **out,
                          rc_err_t *err);
 uint64_t rc_now_us (void);
+/* Waits for the slot's killed init, if any (its namespaces' teardown). */
+void rc_sandbox_reap_dying (struct rc_sandbox *sb, int slot);
 
 /* spawn.c */
 int rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec,

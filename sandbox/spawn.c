@@ -415,16 +415,23 @@ job_pipes (struct rc_job *job, rc_err_t *err)
   return 0;
 }
 
+/* Kills the init (the kernel then kills the whole pid namespace).  Its
+ * reap waits for that teardown, so it is left to rc_sandbox_slot_clean
+ * where nothing of the job can reach the host any more: a template
+ * workspace lives in the job's own tmpfs.  A session's directory is the
+ * host's, so there the init is reaped before the worker reads it. */
 static void
 job_release (struct rc_job *job)
 {
   size_t i;
   if (job->init_pid > 0)
     {
-      int st;
       kill (job->init_pid, SIGKILL);
-      while (waitpid (job->init_pid, &st, 0) < 0 && errno == EINTR)
-        ;
+      if (job->spec->workspace == RC_WORKSPACE_BIND)
+        while (waitpid (job->init_pid, NULL, 0) < 0 && errno == EINTR)
+          ;
+      else
+        job->sb->dying_init[job->spec->slot] = job->init_pid;
       job->init_pid = -1;
     }
   close_fd (&job->ctl_w);
@@ -496,6 +503,9 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
   memset (job.fds, 0xff, sizeof job.fds); /* every fd -1 */
   if (rc_sandbox_get_slot (sb, spec->slot, &job.slot, err) < 0)
     return -1;
+  /* A caller that skipped rc_sandbox_slot_clean: the previous init of
+   * this slot must be gone before the next one uses its cgroup. */
+  rc_sandbox_reap_dying (sb, spec->slot);
   job.plan.spec = spec;
   job.plan.state_dir = sb->cfg->state_dir;
   job.plan.cgmode = sb->cgmode;

@@ -108,5 +108,20 @@ main (void)
               && !rc_exec_path_is_safe (".", 1) && !rc_exec_path_is_safe ("a/", 2)
               && !rc_exec_path_is_safe ("a\\b", 3) && !rc_exec_path_is_safe ("", 0),
           "dot components, trailing slash, backslash and empty names are not");
+
+  tap_ok (rc_exec_run_command_is_simple ("python3 main.py")
+              && rc_exec_run_command_is_simple ("/tmp/a.out")
+              && rc_exec_run_command_is_simple ("java -cp /tmp/classes Main"),
+          "a plain program with arguments is exec'd");
+  tap_ok (!rc_exec_run_command_is_simple (". ./main.sh")
+              && !rc_exec_run_command_is_simple ("source main.sh")
+              && !rc_exec_run_command_is_simple ("cd /tmp"),
+          "a builtin exec cannot run is left to sh");
+  tap_ok (!rc_exec_run_command_is_simple ("A=1 prog") && !rc_exec_run_command_is_simple ("$P x")
+              && !rc_exec_run_command_is_simple ("\"prog\" x"),
+          "an assignment, expansion or quote in the first word is left to sh");
+  tap_ok (!rc_exec_run_command_is_simple ("a; b") && !rc_exec_run_command_is_simple ("a | b")
+              && !rc_exec_run_command_is_simple ("a > f") && !rc_exec_run_command_is_simple (""),
+          "shell syntax and the empty command are left to sh");
   return tap_done ();
 }
