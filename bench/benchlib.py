@@ -16,6 +16,7 @@ import shlex
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -416,6 +417,7 @@ def _load_requests(svc, total, conc=2):
     import threading
     body = json.dumps(SH_BODY).encode()
     fails = [0] * conc
+    why = []
 
     def worker(k):
         conn = None
@@ -430,11 +432,13 @@ def _load_requests(svc, total, conc=2):
                     data = resp.read()
                     if resp.status != 200 or b'"stdout":"1\\n"' not in data:
                         fails[k] += 1
+                        why.append("%d %s" % (resp.status, data[:160].decode(errors="replace")))
                     break
-                except (OSError, http.client.HTTPException):
+                except (OSError, http.client.HTTPException) as e:
                     conn = None
                     if attempt == 1:
                         fails[k] += 1
+                        why.append(repr(e))
         if conn is not None:
             conn.close()
 
@@ -443,6 +447,8 @@ def _load_requests(svc, total, conc=2):
         t.start()
     for t in threads:
         t.join()
+    for w in why[:5]:
+        print("bench: failed request: %s" % w, file=sys.stderr)
     return sum(fails)
 
 

@@ -126,6 +126,7 @@ struct rc_job_result
   struct rc_step_result *steps; /* n_steps entries, allocated by the sandbox */
   size_t n_steps;
   uint64_t setup_us; /* time from start to the first exec, for metrics/bench */
+  bool prestarted;   /* ran in an init started ahead of the job (spawn.c) */
 };
 void rc_job_result_free (struct rc_job_result *res);
 

@@ -85,7 +85,9 @@ claim_slot (struct rc_app *app, uint64_t wait_ms)
       if (rc_slots_cleaning () > 0 && now < cleaning_deadline)
         pause.tv_nsec = 200 * 1000;
       else if (now >= deadline)
-        return -1;
+        /* A slot released between the claim above and the count just
+         * read is free now (slots.c clears "cleaning" after "owner"). */
+        return rc_slot_claim ();
       nanosleep (&pause, NULL);
     }
 }

@@ -57,18 +57,21 @@ rc_slot_claim (void)
   return -1;
 }
 
+/* Free first, then no longer cleaning: a claimer that saw the slot taken
+ * and then saw no slot cleaning is sure to find it free on its next try
+ * (jobs_wait.c claims once more before answering 429). */
 void
 rc_slot_release (int slot)
 {
-  atomic_store (&table->slots[slot].cleaning, 0);
   atomic_store (&table->slots[slot].owner, RC_SLOT_FREE);
+  atomic_store (&table->slots[slot].cleaning, 0);
 }
 
 void
 rc_slot_quarantine (int slot)
 {
-  atomic_store (&table->slots[slot].cleaning, 0);
   atomic_store (&table->slots[slot].owner, RC_SLOT_QUARANTINED);
+  atomic_store (&table->slots[slot].cleaning, 0);
 }
 
 void

@@ -777,6 +777,20 @@ rc_cgroup_slot_dirfd (const struct rc_cgroup_slot *slot)
   return is_v2 (slot->mode) ? slot->v2_dir : -1;
 }
 
+size_t
+rc_cgroup_slot_attach_fds (const struct rc_cgroup_slot *slot, int *out, size_t max)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < slot->n_procs; i++)
+    {
+      if (slot->procs[i] >= 0 && n < max)
+        out[n++] = slot->procs[i];
+      if (slot->dirs[i] >= 0 && n < max)
+        out[n++] = slot->dirs[i];
+    }
+  return n;
+}
+
 int
 rc_cgroup_slot_attach (struct rc_cgroup_slot *slot, pid_t pid, rc_err_t *err)
 {

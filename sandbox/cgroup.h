@@ -52,6 +52,9 @@ int rc_cgroup_slot_dirfd (const struct rc_cgroup_slot *slot);
  * on v1: the calling single-threaded process moves itself (through `tasks`,
  * which spares the kernel's global threadgroup lock; see cgroup.c). */
 int rc_cgroup_slot_attach (struct rc_cgroup_slot *slot, pid_t pid, rc_err_t *err);
+/* The fds rc_cgroup_slot_attach (slot, 0, NULL) uses, for a process that
+ * closes all others before it attaches itself (a pre-started init). */
+size_t rc_cgroup_slot_attach_fds (const struct rc_cgroup_slot *slot, int *out, size_t max);
 /* CPU used since prepare, in microseconds. */
 int rc_cgroup_slot_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us, rc_err_t *err);
 /* Peak memory since prepare, in bytes (v2: memory.peak where present, else

@@ -5,21 +5,26 @@
  * on an rshared host an unmount in here would otherwise reach the host),
  * then everything inherited becomes read-only and nosuid in one
  * mount_setattr, and only then the writable pieces are mounted on top, each
- * with its own flags:
+ * with its own flags.  The view is built in two halves (a pre-started init
+ * builds the first before the job exists, spawn.c):
  *
+ *   base (owes nothing to the job)
+ *   /dev            tmpfs with null zero full random urandom, the fd links and
+ *                   a fresh /dev/shm; no tty, no host device
+ *   /proc           fresh for the pid namespace, hidepid=2 (the root init is
+ *                   invisible), kernel knobs read-only, info leaks masked
+ *
+ *   job (after the init joined the slot's network and cgroup namespaces)
  *   /tmp            fresh tmpfs, size= and nr_inodes= from the job; holds the
  *                   root-only /tmp/.runner with every overlay upper/work dir,
  *                   so one cap bounds every write of the job
  *   /sandbox        overlay: upper (inputs + writes) : skeleton : template, or
  *                   the session directory bound read-write (RC_WORKSPACE_BIND)
  *   cache dirs      one overlay each, upper in /tmp/.runner
- *   /dev            tmpfs with null zero full random urandom, the fd links and
- *                   a fresh /dev/shm; no tty, no host device
  *   masks           empty read-only tmpfs over the state dir and the places
  *                   operators keep secrets, /dev/null over the packaged
- *                   configuration file
- *   /proc           fresh for the pid namespace, hidepid=2 (the root init is
- *                   invisible), kernel knobs read-only, info leaks masked
+ *                   configuration file (after the workspace: its lowers may
+ *                   live below them)
  *   /sys            fresh read-only sysfs of the job's network namespace, and
  *                   at /sys/fs/cgroup the slot's own cgroup (v2 cgroup2, v1
  *                   memory and pids)
@@ -305,7 +310,7 @@ mount_caches (const struct rc_job_spec *spec, const char **step)
 }
 
 static int
-mount_dev (const struct rc_job_spec *spec, const char **step)
+mount_dev (uint64_t shm, const char **step)
 {
   static const struct
   {
@@ -319,7 +324,6 @@ mount_dev (const struct rc_job_spec *spec, const char **step)
                 { "/proc/self/fd/0", "stdin" },
                 { "/proc/self/fd/1", "stdout" },
                 { "/proc/self/fd/2", "stderr" } };
-  uint64_t shm = spec->tmp_bytes ? spec->tmp_bytes : DEFAULT_TMP_BYTES;
   char path[64], opts[96];
   size_t i;
 
@@ -463,15 +467,37 @@ mount_cgroup (const struct rc_mount_plan *plan, const char **step)
   return 0;
 }
 
-int
-rc_mounts_build (const struct rc_mount_plan *plan, const char **step)
+static uint64_t
+shm_bytes_of (const struct rc_job_spec *spec)
 {
-  int lower_fds[2] = { -1, -1 };
+  return spec->tmp_bytes ? spec->tmp_bytes : DEFAULT_TMP_BYTES;
+}
 
+/* The half of the view that owes nothing to the job, its slot or its
+ * network namespace: what a pre-started init (spawn.c) builds before a
+ * job exists.  No secret is masked here: the job's template may live below
+ * a masked place (a checkout in /root), and its fd is opened first. */
+int
+rc_mounts_build_base (uint64_t shm_bytes, const char **step)
+{
   if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
     FAIL ("make / private");
   if (make_root_readonly () < 0)
     FAIL ("read-only root");
+  if (mount_dev (shm_bytes ? shm_bytes : DEFAULT_TMP_BYTES, step) < 0)
+    return -1;
+  if (mount_proc (step) < 0)
+    return -1;
+  return 0;
+}
+
+/* The job's half: workspace, caches, masks, and /sys, which must come
+ * after the init joined the slot's network and cgroup namespaces. */
+int
+rc_mounts_build_job (const struct rc_mount_plan *plan, bool resize_shm, const char **step)
+{
+  int lower_fds[2] = { -1, -1 };
+
   if (plan->spec->workspace == RC_WORKSPACE_TEMPLATE)
     {
       lower_fds[0] = open (plan->skel_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -499,15 +525,27 @@ rc_mounts_build (const struct rc_mount_plan *plan, const char **step)
     close (lower_fds[1]);
   if (mount_caches (plan->spec, step) < 0)
     return -1;
-  if (mount_dev (plan->spec, step) < 0)
-    return -1;
+  if (resize_shm && shm_bytes_of (plan->spec) != DEFAULT_TMP_BYTES)
+    {
+      char opts[96];
+      snprintf (opts, sizeof opts, "size=%llu,nr_inodes=4096,mode=1777",
+                (unsigned long long)shm_bytes_of (plan->spec));
+      if (mount (NULL, "/dev/shm", NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, opts) < 0)
+        FAIL ("resize /dev/shm");
+    }
   if (mask_secrets (plan, step) < 0)
-    return -1;
-  if (mount_proc (step) < 0)
     return -1;
   if (mount_cgroup (plan, step) < 0)
     return -1;
   return 0;
+}
+
+int
+rc_mounts_build (const struct rc_mount_plan *plan, const char **step)
+{
+  if (rc_mounts_build_base (shm_bytes_of (plan->spec), step) < 0)
+    return -1;
+  return rc_mounts_build_job (plan, false, step);
 }
 
 int

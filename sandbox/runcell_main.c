@@ -4,7 +4,7 @@
  *   runcell exec [--slot N] [--lang SLUG] [--template DIR] [--timeout 2s]
  *                [--cpu 1s] [--idle 5s] [--memory 256m] [--pids N]
  *                [--tmp-size 64m] [--output-max 1m] [--file NAME=PATH]...
- *                [--stdin PATH] [--result-json FILE] [--repeat N]
+ *                [--stdin PATH] [--result-json FILE] [--repeat N] [--prestart]
  *                [--] CMD ARGS...
  *
  * `exec` does what the service does for one job, in-process: host setup
@@ -14,7 +14,9 @@
  * (128+signal when killed), and a one-line JSON summary goes to stderr or
  * to --result-json.  With --repeat N the job runs N times in this process
  * and the median per-job time is printed: the cost of one sandboxed job
- * without process start and host setup.  It is the entry point of the
+ * without process start and host setup; from the second job on, each runs
+ * in an init started while the previous job ran, as a worker's jobs do.
+ * --prestart does that for the first job too.  It is the entry point of the
  * isolation tests and the benchmarks.  SIGINT/SIGTERM/SIGHUP end it after
  * the current job, with the teardown done (exit 128+sig).
  */
@@ -43,6 +45,7 @@ struct exec_opts
   const char *stdin_path;
   const char *result_json;
   uint64_t repeat;
+  bool prestart; /* run every job in an init started ahead of it */
   struct rc_limits limits;
   uint64_t tmp_bytes;
   bool memory_set;
@@ -59,7 +62,8 @@ usage (FILE *f)
          "       runcell exec [--slot N] [--lang SLUG] [--template DIR] [--timeout DUR]\n"
          "                    [--cpu DUR] [--idle DUR] [--memory SIZE] [--pids N]\n"
          "                    [--tmp-size SIZE] [--output-max SIZE] [--file NAME=PATH]...\n"
-         "                    [--stdin PATH] [--result-json FILE] [--repeat N] [--] CMD ARGS...\n",
+         "                    [--stdin PATH] [--result-json FILE] [--repeat N]\n"
+         "                    [--prestart] [--] CMD ARGS...\n",
          f);
 }
 
@@ -119,6 +123,11 @@ parse_exec (int argc, char **argv, struct exec_opts *o)
         }
       if (a[0] != '-')
         break;
+      if (strcmp (a, "--prestart") == 0)
+        {
+          o->prestart = true;
+          continue;
+        }
       if (v == NULL)
         {
           fprintf (stderr, "runcell: %s needs a value\n", a);
@@ -206,8 +215,8 @@ static void
 print_summary (FILE *f, const struct rc_job_result *res, int code)
 {
   size_t i;
-  fprintf (f, "{\"exit_code\":%d,\"setup_us\":%llu,\"steps\":[", code,
-           (unsigned long long)res->setup_us);
+  fprintf (f, "{\"exit_code\":%d,\"setup_us\":%llu,\"prestarted\":%s,\"steps\":[", code,
+           (unsigned long long)res->setup_us, res->prestarted ? "true" : "false");
   for (i = 0; i < res->n_steps; i++)
     {
       const struct rc_step_result *r = &res->steps[i];
@@ -395,6 +404,11 @@ cmd_exec (int argc, char **argv)
   teardown = true;
   if (rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
     goto fail;
+  /* Worth a second init only when another job follows, or to run the
+   * job the way a worker's next job runs (--prestart). */
+  rc_sandbox_set_prewarm (sb, o.repeat > 1 || o.prestart);
+  if (o.prestart)
+    rc_sandbox_prestart (sb);
 
   times = calloc (o.repeat, sizeof (*times));
   if (times == NULL)

@@ -238,6 +238,7 @@ rc_sandbox_open (struct rc_sandbox **out, const struct rc_config *cfg, enum rc_s
   if (sb == NULL)
     return rc_error_set (err, ENOMEM, "sandbox open");
   sb->cfg = cfg;
+  sb->warm_ctl = -1;
   sb->mode = mode;
   if (mode == RC_SANDBOX_ISOLATED)
     {
@@ -278,6 +279,8 @@ rc_sandbox_close (struct rc_sandbox *sb)
   size_t i;
   if (sb == NULL)
     return;
+  rc_sandbox_warm_stop (sb);
+  rc_job_arena_free (sb->arena);
   for (i = 0; sb->dying_init && i < sb->n_slots; i++)
     rc_sandbox_reap_dying (sb, (int)i);
   free (sb->dying_init);
@@ -299,6 +302,14 @@ rc_sandbox_close (struct rc_sandbox *sb)
   if (sb->have_seccomp)
     rc_seccomp_free (&sb->seccomp);
   free (sb);
+}
+
+void
+rc_sandbox_set_prewarm (struct rc_sandbox *sb, bool on)
+{
+  sb->prewarm = on && sb->mode == RC_SANDBOX_ISOLATED;
+  if (!sb->prewarm)
+    rc_sandbox_warm_stop (sb);
 }
 
 enum rc_sandbox_mode

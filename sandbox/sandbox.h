@@ -44,6 +44,11 @@ void rc_sandbox_host_teardown (const struct rc_config *cfg);
 int rc_sandbox_open (struct rc_sandbox **sb, const struct rc_config *cfg, enum rc_sandbox_mode mode,
                      rc_err_t *err);
 void rc_sandbox_close (struct rc_sandbox *sb);
+/* Keeps one namespace init started ahead of the next job (spawn.c): for a
+ * process that runs job after job (a worker, `runcell exec --repeat`). */
+void rc_sandbox_set_prewarm (struct rc_sandbox *sb, bool on);
+/* Starts that init now (it otherwise starts once a job is running). */
+void rc_sandbox_prestart (struct rc_sandbox *sb);
 
 /* Runs every step of the job.  Returns 0 when the job ran (whatever the
  * user program did: verdicts are in res), < 0 on a sandbox failure: user

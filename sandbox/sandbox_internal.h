@@ -44,6 +44,11 @@ struct rc_sandbox
   unsigned n_slots;
   bool *slot_verified;         /* the uid scan passed once for this slot */
   pid_t *dying_init;           /* per slot: an init killed but not yet reaped, or 0 */
+  /* A pre-started init waiting for the next job (spawn.c), when enabled. */
+  bool prewarm;
+  pid_t warm_pid; /* 0: none */
+  int warm_ctl;   /* worker end of its control socket */
+  struct rc_job_arena *arena;
   int *netns;                  /* per slot: fd of its pre-made network namespace */
   struct rc_skel_entry *skels; /* template dir -> skeleton dir cache */
   size_t n_skels;
@@ -59,6 +64,9 @@ void rc_sandbox_reap_dying (struct rc_sandbox *sb, int slot);
 /* spawn.c */
 int rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec,
                      struct rc_job_result *res, rc_err_t *err);
+
+/* Kills and reaps the pre-started init, if any. */
+void rc_sandbox_warm_stop (struct rc_sandbox *sb);
 
 /* unsandboxed.c */
 int rc_unsandboxed_run (struct rc_sandbox *sb, const struct rc_job_spec *spec,
@@ -77,8 +85,24 @@ struct rc_mount_plan
 /* Runs in the namespace init (root, private mount namespace).  On failure
  * returns -1 with errno set and *step naming the failed step. */
 int rc_mounts_build (const struct rc_mount_plan *plan, const char **step);
+/* The same in two halves, for a pre-started init: the base owes nothing to
+ * the job; the job half needs the slot's namespaces joined first and, with
+ * resize_shm, gives /dev/shm the job's size. */
+int rc_mounts_build_base (uint64_t shm_bytes, const char **step);
+int rc_mounts_build_job (const struct rc_mount_plan *plan, bool resize_shm, const char **step);
 /* Puts the loopback interface up (the fresh netns has only lo, down). */
 int rc_net_lo_up (void);
+
+/* job_arena.c: a job spec in memory shared with a pre-started init. */
+struct rc_job_arena;
+struct rc_job_arena *rc_job_arena_new (size_t size);
+void rc_job_arena_free (struct rc_job_arena *a);
+/* Deep-copies spec and plan; -1 with ENOSPC when they do not fit. */
+int rc_job_arena_fill (struct rc_job_arena *a, const struct rc_job_spec *spec,
+                       const struct rc_mount_plan *plan);
+const struct rc_mount_plan *rc_job_arena_plan (const struct rc_job_arena *a);
+/* After the job: returns the pages of big inputs, empties the arena. */
+void rc_job_arena_trim (struct rc_job_arena *a);
 
 /* workspace.c */
 /* Writes spec files below dirfd, never following a symlink, creating

@@ -28,11 +28,16 @@
 #include <unistd.h>
 
 #define RC_SETUP_TIMEOUT_MS 10000
+/* Inputs bigger than this take the cold path (virtual size; only what a
+ * job writes is backed). */
+#define RC_JOB_ARENA_BYTES (64u << 20)
 
 enum rc_ctl_type
 {
   /* worker -> init */
-  RC_CTL_GO = 2, /* run step .step */
+  RC_CTL_GO = 2,     /* run step .step */
+  RC_CTL_GO_JOB = 3, /* to a pre-started init: the job is in the arena, its
+                      * slot is .step, its pipe ends ride along (SCM_RIGHTS) */
   /* init -> worker */
   RC_CTL_READY = 10, /* mount view built */
   RC_CTL_FAIL,       /* setup failed: text is "sandbox: <step> errno=N" */
@@ -216,25 +221,11 @@ write_file (const char *path, const char *data)
   return k < 0 ? -1 : 0;
 }
 
-static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_attach)
+/* What the init does whatever the job: dies with the worker, hides its
+ * memory, goes first under memory pressure, names the host. */
+static void
+init_common (struct rc_job *job)
 {
-  const struct rc_job_spec *spec = job->spec;
-  const char *step = NULL;
-  struct rc_ctl m;
-  unsigned i;
-
-  close_fd (&job->ctl_w);
-  for (i = 0; i < spec->n_steps; i++)
-    {
-      close_fd (&job->fds[i].in_w);
-      close_fd (&job->fds[i].out_r);
-      close_fd (&job->fds[i].err_r);
-    }
-  /* The slot's pre-made network namespace: only lo.  Joined, not
-   * created, because creating one per job costs more than the rest of the
-   * namespaces together (docs/sandbox.md has the figures). */
-  if (setns (job->sb->netns[job->spec->slot], CLONE_NEWNET) < 0)
-    init_fail (job, "setns net", errno);
   /* The worker dying must take the namespace with it. */
   if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
     init_fail (job, "pdeathsig", errno);
@@ -245,11 +236,29 @@ static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_
    * program a fresh, dumpable mm of its own. */
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
     init_fail (job, "dumpable", errno);
+  /* Under global memory pressure the job goes first, never the service. */
+  if (write_file ("/proc/self/oom_score_adj", "1000") < 0)
+    init_fail (job, "oom_score_adj", errno);
+  if (sethostname ("runcell", 7) < 0 || setdomainname ("runcell", 7) < 0)
+    init_fail (job, "sethostname", errno);
+  umask (0);
+}
+
+/* Joins the slot: its network namespace, its cgroup, then a cgroup
+ * namespace rooted there. */
+static void
+init_join_slot (struct rc_job *job, bool need_attach)
+{
+  /* The slot's pre-made network namespace: only lo.  Joined, not
+   * created, because creating one per job costs more than the rest of the
+   * namespaces together (docs/sandbox.md has the figures). */
+  if (setns (job->sb->netns[job->spec->slot], CLONE_NEWNET) < 0)
+    init_fail (job, "setns net", errno);
   /* v1: the init moves itself into the slot's hierarchies before anything
-   * else runs in it.  Moving itself by thread id 0 spares the kernel's
-   * global threadgroup lock, whose write side costs an RCU grace period
-   * when the worker moves a pid (docs/sandbox.md, Performance), and it
-   * saves the worker a round trip on the control socket. */
+   * of the job runs in it.  Moving itself by thread id 0 spares the
+   * kernel's global threadgroup lock, whose write side costs an RCU grace
+   * period when the worker moves a pid (docs/sandbox.md, Performance), and
+   * it saves the worker a round trip on the control socket. */
   if (need_attach && rc_cgroup_slot_attach (job->slot, 0, NULL) < 0)
     init_fail (job, "cgroup attach", errno);
   /* The cgroup namespace is made here, once we are in the slot, so it is
@@ -257,14 +266,13 @@ static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_
    * after the clone. */
   if (unshare (CLONE_NEWCGROUP) < 0)
     init_fail (job, "unshare cgroup namespace", errno);
-  /* Under global memory pressure the job goes first, never the service. */
-  if (write_file ("/proc/self/oom_score_adj", "1000") < 0)
-    init_fail (job, "oom_score_adj", errno);
-  umask (0);
-  if (rc_mounts_build (&job->plan, &step) < 0)
-    init_fail (job, step, errno);
-  if (sethostname ("runcell", 7) < 0 || setdomainname ("runcell", 7) < 0)
-    init_fail (job, "sethostname", errno);
+}
+
+/* The view is built: say so, then run each step the worker releases. */
+static void __attribute__ ((noreturn)) init_serve (struct rc_job *job)
+{
+  const struct rc_job_spec *spec = job->spec;
+  struct rc_ctl m;
 
   if (ctl_send (job->ctl_i, RC_CTL_READY, 0, 0, NULL) < 0)
     _exit (127);
@@ -324,6 +332,261 @@ static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_
       if (ctl_send (job->ctl_i, RC_CTL_EXITED, m.step, st, NULL) < 0)
         _exit (0);
     }
+}
+
+/* The init of a job cloned for it (the cold path). */
+static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_attach)
+{
+  const struct rc_job_spec *spec = job->spec;
+  const char *step = NULL;
+  unsigned i;
+
+  close_fd (&job->ctl_w);
+  for (i = 0; i < spec->n_steps; i++)
+    {
+      close_fd (&job->fds[i].in_w);
+      close_fd (&job->fds[i].out_r);
+      close_fd (&job->fds[i].err_r);
+    }
+  init_common (job);
+  init_join_slot (job, need_attach);
+  if (rc_mounts_build (&job->plan, &step) < 0)
+    init_fail (job, step, errno);
+  init_serve (job);
+}
+
+/* ---- the pre-started init ------------------------------------------------
+ *
+ * A worker that enables it (rc_sandbox_set_prewarm) keeps one init started
+ * ahead of the next job: cloned with its mount, pid, ipc and uts
+ * namespaces, with the half of the view that owes nothing to the job built
+ * (rc_mounts_build_base), waiting on its control socket.  The clone, the
+ * copy-on-write faults after it and most mount calls then happen while the
+ * worker waits for or supervises another job, not on the next request's
+ * path.  A GO_JOB message hands it the job: its spec in the shared arena
+ * (job_arena.c), its slot, and its pipe ends; the init then joins the
+ * slot's network namespace and cgroup, builds the job's half of the view
+ * and goes on exactly as a cold init.  It has run nothing of anyone before
+ * that message, and it serves one job only.  Sessions (a host directory
+ * as workspace) always take the cold path.
+ */
+
+static int
+cmp_int (const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* It was forked from a worker in the middle of its work: it keeps stdio,
+ * its control socket and what joining a slot needs, nothing else (no pipe
+ * of another job, no FastCGI connection). */
+static void
+warm_close_others (struct rc_sandbox *sb, int ctl)
+{
+  int keep[512];
+  size_t n = 0, i;
+  unsigned from = 3;
+
+  keep[n++] = ctl;
+  for (i = 0; i < sb->n_slots && n < 500; i++)
+    {
+      if (sb->netns[i] >= 0)
+        keep[n++] = sb->netns[i];
+      if (sb->slots[i])
+        n += rc_cgroup_slot_attach_fds (sb->slots[i], keep + n, 500 - n);
+    }
+  qsort (keep, n, sizeof keep[0], cmp_int);
+  for (i = 0; i < n; i++)
+    {
+      if (keep[i] < 3 || (unsigned)keep[i] < from)
+        continue;
+      if ((unsigned)keep[i] > from)
+        (void)rc_close_range (from, (unsigned)keep[i] - 1, 0);
+      from = (unsigned)keep[i] + 1;
+    }
+  (void)rc_close_range (from, ~0U, 0);
+}
+
+static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, int ctl)
+{
+  struct rc_job job = { .sb = sb, .ctl_w = -1, .ctl_i = ctl, .init_pid = -1 };
+  int fds[RC_SANDBOX_MAX_STEPS * 3];
+  char cbuf[CMSG_SPACE (sizeof fds)];
+  struct rc_ctl m;
+  struct iovec iov = { .iov_base = &m, .iov_len = sizeof m };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                       .msg_controllen = sizeof cbuf };
+  const struct rc_mount_plan *plan;
+  const char *step = NULL;
+  struct cmsghdr *c;
+  size_t n = 0, i, used = 0;
+  ssize_t k;
+
+  memset (job.fds, 0xff, sizeof job.fds);
+  warm_close_others (sb, ctl);
+  init_common (&job);
+  if (rc_mounts_build_base (0, &step) < 0)
+    init_fail (&job, step, errno);
+
+  do
+    k = recvmsg (ctl, &mh, MSG_CMSG_CLOEXEC);
+  while (k < 0 && errno == EINTR);
+  if (k == 0)
+    _exit (0); /* the worker is gone or closed us: nobody needs us */
+  if (k != (ssize_t)sizeof m || m.type != RC_CTL_GO_JOB)
+    _exit (127);
+  for (c = CMSG_FIRSTHDR (&mh); c; c = CMSG_NXTHDR (&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      {
+        n = (c->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+        memcpy (fds, CMSG_DATA (c), n * sizeof (int));
+      }
+  plan = rc_job_arena_plan (sb->arena);
+  job.plan = *plan;
+  job.spec = plan->spec;
+  if (m.step >= sb->n_slots || (int)m.step != job.spec->slot || sb->slots[m.step] == NULL)
+    init_fail (&job, "pre-started init: slot", EINVAL);
+  job.slot = sb->slots[m.step];
+  /* The fds come in step order: stdin's read end if the step has stdin,
+   * then stdout's and stderr's write ends. */
+  for (i = 0; i < job.spec->n_steps; i++)
+    {
+      if (job.spec->steps[i].stdin_data)
+        job.fds[i].in_r = used < n ? fds[used++] : -1;
+      job.fds[i].out_w = used < n ? fds[used++] : -1;
+      job.fds[i].err_w = used < n ? fds[used++] : -1;
+      if (job.fds[i].out_w < 0 || job.fds[i].err_w < 0
+          || (job.spec->steps[i].stdin_data && job.fds[i].in_r < 0))
+        init_fail (&job, "pre-started init: pipes", EPROTO);
+    }
+  init_join_slot (&job, true);
+  if (rc_mounts_build_job (&job.plan, true, &step) < 0)
+    init_fail (&job, step, errno);
+  init_serve (&job);
+}
+
+/* Starts the worker's next init ahead of its job.  Best effort: on any
+ * failure the next job simply takes the cold path. */
+static void
+warm_start (struct rc_sandbox *sb)
+{
+  struct rc_clone_args args = { .flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS,
+                                .exit_signal = SIGCHLD };
+  struct rc_cgroup_slot *unused;
+  int sp[2];
+  pid_t pid;
+
+  if (sb->warm_pid > 0)
+    return;
+  if (sb->arena == NULL && (sb->arena = rc_job_arena_new (RC_JOB_ARENA_BYTES)) == NULL)
+    return;
+  /* Every slot's cgroup handle and network namespace must exist before
+   * the fork: the init can join any of them, and opens nothing itself. */
+  for (unsigned i = 0; i < sb->n_slots; i++)
+    {
+      rc_err_t err = NULL;
+      if (rc_sandbox_get_slot (sb, (int)i, &unused, &err) < 0)
+        {
+          rc_error_free (&err);
+          return;
+        }
+    }
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+    return;
+  pid = rc_clone3 (&args);
+  if (pid == 0)
+    warm_init_main (sb, sp[1]);
+  close (sp[1]);
+  if (pid < 0)
+    {
+      close (sp[0]);
+      return;
+    }
+  sb->warm_pid = pid;
+  sb->warm_ctl = sp[0];
+}
+
+void
+rc_sandbox_prestart (struct rc_sandbox *sb)
+{
+  if (sb->prewarm)
+    warm_start (sb);
+}
+
+void
+rc_sandbox_warm_stop (struct rc_sandbox *sb)
+{
+  if (sb->warm_pid > 0)
+    {
+      kill (sb->warm_pid, SIGKILL);
+      while (waitpid (sb->warm_pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    }
+  sb->warm_pid = 0;
+  if (sb->warm_ctl >= 0)
+    close (sb->warm_ctl);
+  sb->warm_ctl = -1;
+}
+
+/* Hands the job to the pre-started init: 1 when it took it (job->init_pid
+ * and job->ctl_w are then its), 0 when there is none to take. */
+static int
+warm_take (struct rc_job *job)
+{
+  struct rc_sandbox *sb = job->sb;
+  const struct rc_job_spec *spec = job->spec;
+  int fds[RC_SANDBOX_MAX_STEPS * 3];
+  char cbuf[CMSG_SPACE (sizeof fds)];
+  struct rc_ctl m = { .type = RC_CTL_GO_JOB, .step = (uint32_t)spec->slot };
+  struct iovec iov = { .iov_base = &m, .iov_len = sizeof m };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+  struct cmsghdr *c;
+  size_t n = 0, i;
+  ssize_t k;
+
+  if (!sb->prewarm || sb->warm_pid <= 0 || spec->workspace != RC_WORKSPACE_TEMPLATE)
+    return 0;
+  if (waitpid (sb->warm_pid, NULL, WNOHANG) != 0)
+    {
+      /* It died waiting (or cannot be waited for): start over, cold. */
+      sb->warm_pid = 0;
+      rc_sandbox_warm_stop (sb);
+      return 0;
+    }
+  if (rc_job_arena_fill (sb->arena, spec, &job->plan) < 0)
+    return 0; /* too big for the arena: cold, and the warm init waits on */
+  for (i = 0; i < spec->n_steps; i++)
+    {
+      if (spec->steps[i].stdin_data)
+        fds[n++] = job->fds[i].in_r;
+      fds[n++] = job->fds[i].out_w;
+      fds[n++] = job->fds[i].err_w;
+    }
+  m.value = (int32_t)n;
+  memset (cbuf, 0, sizeof cbuf);
+  mh.msg_control = cbuf;
+  mh.msg_controllen = CMSG_SPACE (n * sizeof (int));
+  c = CMSG_FIRSTHDR (&mh);
+  if (c == NULL)
+    return 0;
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN (n * sizeof (int));
+  memcpy (CMSG_DATA (c), fds, n * sizeof (int));
+  do
+    k = sendmsg (sb->warm_ctl, &mh, MSG_NOSIGNAL);
+  while (k < 0 && errno == EINTR);
+  if (k != (ssize_t)sizeof m)
+    {
+      rc_sandbox_warm_stop (sb);
+      return 0;
+    }
+  job->init_pid = sb->warm_pid;
+  job->ctl_w = sb->warm_ctl;
+  sb->warm_pid = 0;
+  sb->warm_ctl = -1;
+  return 1;
 }
 
 /* ---- the worker's side ---------------------------------------------------- */
@@ -521,19 +784,22 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
     return rc_error_wrap (err, "sandbox: cgroup prepare errno=%d", (*err)->status);
   if (job_pipes (&job, err) < 0)
     goto out;
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+  res->prestarted = warm_take (&job) == 1;
+  if (!res->prestarted)
     {
-      rc_error_sys (err, "sandbox: socketpair errno=%d", errno);
-      goto out;
+      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+        {
+          rc_error_sys (err, "sandbox: socketpair errno=%d", errno);
+          goto out;
+        }
+      job.ctl_w = sp[0];
+      job.ctl_i = sp[1];
+      job.init_pid = job_clone (&job, &need_attach, err);
+      if (job.init_pid == 0)
+        init_main (&job, need_attach);
+      if (job.init_pid < 0)
+        goto out;
     }
-  job.ctl_w = sp[0];
-  job.ctl_i = sp[1];
-
-  job.init_pid = job_clone (&job, &need_attach, err);
-  if (job.init_pid == 0)
-    init_main (&job, need_attach);
-  if (job.init_pid < 0)
-    goto out;
   close_fd (&job.ctl_i);
   for (i = 0; i < spec->n_steps; i++)
     {
@@ -577,6 +843,12 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
         goto out;
       }
   }
+
+  /* The next job's init starts now, on the other core while this job
+   * runs, so that its clone and base mounts are off the next request's
+   * path. */
+  if (sb->prewarm && spec->workspace == RC_WORKSPACE_TEMPLATE)
+    warm_start (sb);
 
   res->steps = calloc (spec->n_steps, sizeof (*res->steps));
   if (res->steps == NULL)
@@ -660,6 +932,8 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
   ret = 0;
 out:
   job_release (&job);
+  if (sb->arena)
+    rc_job_arena_trim (sb->arena);
   if (ret < 0)
     rc_job_result_free (res);
   return ret;

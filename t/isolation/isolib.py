@@ -24,6 +24,10 @@ TOP_SRC = os.environ.get("RC_TOP_SRCDIR", os.path.dirname(os.path.dirname(os.pat
     os.path.abspath(__file__)))))
 RUNCELL = os.path.join(TOP_BUILD, "runcell")
 PROBE = os.path.join(TOP_BUILD, "t", "isolation", "probe")
+# Set by prestarted.py: every job runs in an init started ahead of it (the
+# way a worker runs its jobs), and each job's summary must say so.
+PRESTART = os.environ.get("RC_ISOLATION_PRESTART") == "1"
+NOT_PRESTARTED = "isolib: a job did not run prestarted"
 
 
 def start(plan, uid_base):
@@ -34,6 +38,9 @@ def start(plan, uid_base):
         t.skip("the sandbox needs root", name=os.path.basename(sys.argv[0]))
         t.exit()
     t.set_plan(plan)
+    if PRESTART:
+        # Beside the same file's cold run (make -j): other uids.
+        uid_base += 1000
     os.environ["RUN_UID_BASE"] = str(uid_base)
     t.uid_base = uid_base
     return t
@@ -67,6 +74,8 @@ def run(cmd, slot=0, files=None, probe=False, options=(), env=None, stdin=None, 
         with open(path, "wb") as f:
             f.write(data if isinstance(data, bytes) else data.encode())
         argv += ["--file", "%s=%s" % (name, path)]
+    if PRESTART:
+        argv.append("--prestart")
     argv += list(options) + ["--"] + list(cmd)
     if popen:
         return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
@@ -92,6 +101,8 @@ def finish(code, out, err, tmp):
     except (OSError, ValueError):
         pass
     subprocess.run(["rm", "-rf", "--one-file-system", tmp])
+    if PRESTART and summary is not None and summary.get("prestarted") is not True:
+        print("%s: %r" % (NOT_PRESTARTED, summary), file=sys.stderr)
     return Result(code, out, err, summary)
 
 
