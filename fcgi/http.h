@@ -39,6 +39,7 @@ struct rc_http_response
   bool log_has_exit;
   uint64_t log_wall_ms, log_cpu_ms, log_mem_kb;
   uint64_t log_setup_us;
+  bool log_prestarted; /* the job ran in a pre-started init */
   bool log_job; /* a job endpoint: counted in runcell_jobs_total */
 };
 

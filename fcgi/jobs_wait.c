@@ -126,6 +126,7 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
       if (ret == 0)
         {
           res->log_setup_us = result->setup_us;
+          res->log_prestarted = result->prestarted;
           for (size_t i = 0; i < result->n_steps; i++)
             {
               if (result->steps[i].oom_killed)
