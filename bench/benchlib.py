@@ -121,12 +121,13 @@ def bare_loop(wd, cmd, n, conc=1, cwd=None, env=None):
     return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", p.stdout)}
 
 
-def runcell_repeat(wd, cmd, n):
+def runcell_repeat(wd, cmd, n, options=()):
     """(median wall ms per job, CPU ms per job) of `runcell exec --repeat n`:
     one process, host setup once, n jobs.  CPU is that of the process and
     everything it reaped (inits, user programs), host setup amortised."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run([wd.runcell, "exec", "--repeat", str(n), "--"] + cmd, env=runcell_env(),
+    p = subprocess.run([wd.runcell, "exec", "--repeat", str(n)] + list(options) + ["--"] + cmd,
+                       env=runcell_env(),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     m = re.search(r"median ([0-9.]+) ms per job", p.stderr)
@@ -156,6 +157,9 @@ ISOLATION = {
                "start, host setup (cgroup subtree, netns) and teardown",
     "loop": "none: fork+exec+wait from one C process (bench/loop.c)",
     "repeat": "full production as above, per job only (no process start, no host setup)",
+    "prestart": "the same, each job in a namespace init started ahead of it (the first "
+                "before it, each later one while the job before it ran, on the other core; "
+                "its cost is in the figures): what RUN_PRESTART does in the service",
 }
 
 
@@ -190,11 +194,16 @@ def table_cost(wd, runs):
         inproc.append("| %s | `runcell exec --repeat %d` | %s | %s | %s | %s |" % (
             name, runs * 2, fmt(rmed), ratio(rmed, lp["p50_ms"]), fmt(rcpu),
             ratio(rcpu, lp["cpu_ms_per_run"])))
+        pmed, pcpu = runcell_repeat(wd, cmd, runs * 2, ["--prestart"])
+        inproc.append("| %s | `runcell exec --repeat %d --prestart` | %s | %s | %s | %s |" % (
+            name, runs * 2, fmt(pmed), ratio(pmed, lp["p50_ms"]), fmt(pcpu),
+            ratio(pcpu, lp["cpu_ms_per_run"])))
     lines += inproc
     lines += ["", "Isolation of each row:", ""]
     for k, label in (("bare", "bare"), ("unshare", "unshare"), ("bwrap", "bwrap"),
                      ("runcell", "`runcell exec`"), ("loop", "bare loop"),
-                     ("repeat", "`runcell exec --repeat`")):
+                     ("repeat", "`runcell exec --repeat`"),
+                     ("prestart", "`runcell exec --repeat --prestart`")):
         lines.append("- %s: %s" % (label, ISOLATION[k]))
     lines.append("- the C hello and the loop live in a 0755 directory below /var/tmp "
                  "(read-only inside every sandbox)")
@@ -292,27 +301,40 @@ def table_e2e(wd, seconds, runs):
     jobs = [("benchsh", SH_BODY, ". \"./$MAIN\""), ("python", EXECUTE_BODY, "python3 main.py")]
     env = {"RUN_CONCURRENCY": "2", "RUN_LANGS_DIR": bench_langs_dir(wd)}
     with rchttp.Service(env=env, languages="python,benchsh") as svc:
-        for name, body, run in jobs:
-            main = body["files"][0]
-            with open(os.path.join(bare_dir, main["name"]), "w") as f:
-                f.write(main["content"])
-            bare_env = {"PATH": BARE_PATH, "HOME": bare_dir, "LANG": "C.UTF-8",
-                        "MAIN": main["name"]}
-            r = svc.post_json("/v1/execute", body)
-            if r.status != 200 or '"stdout":"1\\n"' not in r.text:
-                raise RuntimeError("/v1/execute %s: %r %s" % (name, r, r.text[:500]))
-            for conc in (1, 2):
-                w = wrk(svc, "/v1/execute", body, conc, seconds, wd.dir)
-                n = max(runs, int(w["n"]))
-                b = bare_loop(wd, ["/bin/sh", "-c", run, "sh"], n, conc, cwd=bare_dir,
-                              env=bare_env)
-                lines.append("| %s | %d | bare command | %s | %s | %s | %d | 0 |" % (
-                    name, conc, fmt(b["p50_ms"]), fmt(b["p99_ms"]), fmt(b["jobs_per_s"], 1), n))
-                lines.append("| %s | %d | POST /v1/execute | %s | %s | %s | %d | %d |" % (
-                    name, conc, fmt(w["p50"]), fmt(w["p99"]), fmt(w["rps"], 1), w["n"],
-                    w["bad"] + w["non2xx"]))
-                lines.append("| %s | %d | overhead | %s | %s | | | |" % (
-                    name, conc, fmt(w["p50"] - b["p50_ms"]), fmt(w["p99"] - b["p99_ms"])))
+        lines += _e2e_rows(wd, svc, jobs, bare_dir, seconds, runs, "POST /v1/execute")
+    # The same trivial job with RUN_PRESTART=1 (docs/sandbox.md, "The
+    # pre-started init"), against a bare run of the same minutes.
+    env["RUN_PRESTART"] = "1"
+    with rchttp.Service(env=env, languages="python,benchsh") as svc:
+        lines += _e2e_rows(wd, svc, jobs[:1], bare_dir, seconds, runs,
+                           "POST /v1/execute, RUN_PRESTART=1")
+    return lines
+
+
+def _e2e_rows(wd, svc, jobs, bare_dir, seconds, runs, way):
+    """wrk rows of one service (way names it) and a bare run of the same
+    minutes for each job and concurrency."""
+    lines = []
+    for name, body, run in jobs:
+        main = body["files"][0]
+        with open(os.path.join(bare_dir, main["name"]), "w") as f:
+            f.write(main["content"])
+        bare_env = {"PATH": BARE_PATH, "HOME": bare_dir, "LANG": "C.UTF-8",
+                    "MAIN": main["name"]}
+        r = svc.post_json("/v1/execute", body)
+        if r.status != 200 or '"stdout":"1\\n"' not in r.text:
+            raise RuntimeError("/v1/execute %s: %r %s" % (name, r, r.text[:500]))
+        for conc in (1, 2):
+            w = wrk(svc, "/v1/execute", body, conc, seconds, wd.dir)
+            n = max(runs, int(w["n"]))
+            b = bare_loop(wd, ["/bin/sh", "-c", run, "sh"], n, conc, cwd=bare_dir, env=bare_env)
+            lines.append("| %s | %d | bare command | %s | %s | %s | %d | 0 |" % (
+                name, conc, fmt(b["p50_ms"]), fmt(b["p99_ms"]), fmt(b["jobs_per_s"], 1), n))
+            lines.append("| %s | %d | %s | %s | %s | %s | %d | %d |" % (
+                name, conc, way, fmt(w["p50"]), fmt(w["p99"]), fmt(w["rps"], 1), w["n"],
+                w["bad"] + w["non2xx"]))
+            lines.append("| %s | %d | overhead | %s | %s | | | |" % (
+                name, conc, fmt(w["p50"] - b["p50_ms"]), fmt(w["p99"] - b["p99_ms"])))
     return lines
 
 

@@ -378,6 +378,8 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
     goto fail;
   if (load_bool (get, ud, "ALLOW_SHUTDOWN", false, &cfg->allow_shutdown, err) < 0)
     goto fail;
+  if (load_bool (get, ud, "RUN_PRESTART", false, &cfg->prestart, err) < 0)
+    goto fail;
   n = cfg->port;
   if (load_u64 (get, ud, "PORT", 1, 65535, &n, err) < 0)
     goto fail;

@@ -25,6 +25,7 @@ struct rc_config
   uint64_t sandbox_tmp_size;/* RUN_SANDBOX_TMP_SIZE (0 = per-language default) */
   uint64_t sandbox_mem_max; /* RUN_SANDBOX_MEM_MAX (0 = per-language default) */
   bool allow_shutdown;      /* ALLOW_SHUTDOWN (false) */
+  bool prestart;            /* RUN_PRESTART (false): pre-started inits (sandbox/spawn.c) */
   unsigned port;            /* PORT (4040): the nginx listen port, used by tooling */
   uint64_t timeout_default_ms; /* 30 s */
   uint64_t timeout_max_ms;  /* RUN_TIMEOUT_MAX (10m): larger /run timeouts are 400 */

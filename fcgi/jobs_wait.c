@@ -58,13 +58,24 @@ clean_and_release (struct rc_app *app, int slot)
     rc_slot_release (slot);
 }
 
+static void
+clean_pending (struct rc_app *app)
+{
+  if (app->slot_to_clean)
+    {
+      app->slot_to_clean = false;
+      clean_and_release (app, app->clean_slot);
+    }
+}
+
 void
 rc_app_after_reply (struct rc_app *app)
 {
-  if (!app->slot_to_clean)
-    return;
-  app->slot_to_clean = false;
-  clean_and_release (app, app->clean_slot);
+  clean_pending (app);
+  /* The next job's init, while this worker has nothing else to do
+   * (sandbox/spawn.c, the pre-started init). */
+  if (app->sandbox)
+    rc_sandbox_prestart (app->sandbox);
 }
 
 static int
@@ -101,7 +112,7 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
   int slot, ret;
 
   /* Never two slots at once: a job answered earlier is cleaned first. */
-  rc_app_after_reply (app);
+  clean_pending (app);
   slot = claim_slot (app, wait_ms);
   if (slot < 0)
     {

@@ -263,10 +263,15 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
       rc_log (RC_LOG_ERROR, "worker_failed", "worker %u: %s", ctx->index, rc_error_text (err));
       _exit (70);
     }
-  /* Every job but the first of this worker would run in an init started
-   * while the previous one ran; start one now for the first as well. */
-  rc_sandbox_set_prewarm (app.sandbox, true);
-  rc_sandbox_prestart (app.sandbox);
+  /* RUN_PRESTART: each job runs in an init started ahead of it, now for
+   * the first, after each reply for the next (rc_app_after_reply).  Off
+   * by default: on a host with no idle core it costs as much as it saves
+   * (docs/sandbox.md, "The pre-started init"). */
+  if (ctx->cfg->prestart)
+    {
+      rc_sandbox_set_prestart (app.sandbox, RC_PRESTART_IDLE);
+      rc_sandbox_prestart (app.sandbox);
+    }
   if (FCGX_Init () != 0 || FCGX_InitRequest (&request, ctx->listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0)
     {
       rc_log (RC_LOG_ERROR, "worker_failed", "worker %u: libfcgi initialisation failed",

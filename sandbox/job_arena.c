@@ -28,7 +28,7 @@ struct rc_job_arena
   size_t used;
   struct rc_job_spec spec;
   struct rc_mount_plan plan;
-  _Alignas (16) unsigned char data[];
+  _Alignas(16) unsigned char data[];
 };
 
 struct rc_job_arena *
@@ -36,8 +36,7 @@ rc_job_arena_new (size_t size)
 {
   struct rc_job_arena *a;
   /* MAP_NORESERVE: only the pages a job's files touch are ever backed. */
-  a = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-            0);
+  a = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (a == MAP_FAILED)
     return NULL;
   a->size = size - offsetof (struct rc_job_arena, data);
@@ -154,8 +153,8 @@ rc_job_arena_fill (struct rc_job_arena *a, const struct rc_job_spec *spec,
         {
           files[i] = spec->files[i];
           files[i].path = arena_str (a, spec->files[i].path);
-          files[i].data = arena_bytes (a, spec->files[i].data ? spec->files[i].data : "",
-                                       spec->files[i].len);
+          files[i].data
+              = arena_bytes (a, spec->files[i].data ? spec->files[i].data : "", spec->files[i].len);
           if (files[i].path == NULL || files[i].data == NULL)
             ok = false;
         }

@@ -14,9 +14,9 @@
  * (128+signal when killed), and a one-line JSON summary goes to stderr or
  * to --result-json.  With --repeat N the job runs N times in this process
  * and the median per-job time is printed: the cost of one sandboxed job
- * without process start and host setup; from the second job on, each runs
- * in an init started while the previous job ran, as a worker's jobs do.
- * --prestart does that for the first job too.  It is the entry point of the
+ * without process start and host setup.  With --prestart every job runs in
+ * an init started ahead of it (the first before it, each later one while
+ * the job before it runs).  It is the entry point of the
  * isolation tests and the benchmarks.  SIGINT/SIGTERM/SIGHUP end it after
  * the current job, with the teardown done (exit 128+sig).
  */
@@ -404,11 +404,15 @@ cmd_exec (int argc, char **argv)
   teardown = true;
   if (rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
     goto fail;
-  /* Worth a second init only when another job follows, or to run the
-   * job the way a worker's next job runs (--prestart). */
-  rc_sandbox_set_prewarm (sb, o.repeat > 1 || o.prestart);
+  /* --prestart: every job runs in an init started ahead of it, as a
+   * worker's jobs do with RUN_PRESTART. */
   if (o.prestart)
-    rc_sandbox_prestart (sb);
+    {
+      /* The first job's init now; each later one while the job before it
+       * runs, on the core it leaves free (its cost is in the job times). */
+      rc_sandbox_set_prestart (sb, RC_PRESTART_DURING_JOB);
+      rc_sandbox_prestart (sb);
+    }
 
   times = calloc (o.repeat, sizeof (*times));
   if (times == NULL)

@@ -305,10 +305,10 @@ rc_sandbox_close (struct rc_sandbox *sb)
 }
 
 void
-rc_sandbox_set_prewarm (struct rc_sandbox *sb, bool on)
+rc_sandbox_set_prestart (struct rc_sandbox *sb, enum rc_prestart how)
 {
-  sb->prewarm = on && sb->mode == RC_SANDBOX_ISOLATED;
-  if (!sb->prewarm)
+  sb->prestart = sb->mode == RC_SANDBOX_ISOLATED ? how : RC_PRESTART_OFF;
+  if (sb->prestart == RC_PRESTART_OFF)
     rc_sandbox_warm_stop (sb);
 }
 

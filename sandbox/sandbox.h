@@ -44,10 +44,19 @@ void rc_sandbox_host_teardown (const struct rc_config *cfg);
 int rc_sandbox_open (struct rc_sandbox **sb, const struct rc_config *cfg, enum rc_sandbox_mode mode,
                      rc_err_t *err);
 void rc_sandbox_close (struct rc_sandbox *sb);
-/* Keeps one namespace init started ahead of the next job (spawn.c): for a
- * process that runs job after job (a worker, `runcell exec --repeat`). */
-void rc_sandbox_set_prewarm (struct rc_sandbox *sb, bool on);
-/* Starts that init now (it otherwise starts once a job is running). */
+/* Pre-started inits (spawn.c): a job takes the init started ahead of it,
+ * if there is one.  RC_PRESTART_IDLE: the caller starts the next one with
+ * rc_sandbox_prestart when it has nothing else to do (a worker, after its
+ * reply); RC_PRESTART_DURING_JOB: the sandbox starts it while a job runs,
+ * on the core the job leaves free (`runcell exec --repeat`). */
+enum rc_prestart
+{
+  RC_PRESTART_OFF = 0,
+  RC_PRESTART_IDLE,
+  RC_PRESTART_DURING_JOB,
+};
+void rc_sandbox_set_prestart (struct rc_sandbox *sb, enum rc_prestart how);
+/* Starts the next job's init now, unless one is waiting already. */
 void rc_sandbox_prestart (struct rc_sandbox *sb);
 
 /* Runs every step of the job.  Returns 0 when the job ran (whatever the

@@ -45,7 +45,7 @@ struct rc_sandbox
   bool *slot_verified;         /* the uid scan passed once for this slot */
   pid_t *dying_init;           /* per slot: an init killed but not yet reaped, or 0 */
   /* A pre-started init waiting for the next job (spawn.c), when enabled. */
-  bool prewarm;
+  enum rc_prestart prestart;
   pid_t warm_pid; /* 0: none */
   int warm_ctl;   /* worker end of its control socket */
   struct rc_job_arena *arena;

@@ -357,13 +357,13 @@ static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_
 
 /* ---- the pre-started init ------------------------------------------------
  *
- * A worker that enables it (rc_sandbox_set_prewarm) keeps one init started
- * ahead of the next job: cloned with its mount, pid, ipc and uts
+ * A caller that enables it (rc_sandbox_set_prestart) keeps one init
+ * started ahead of the next job: cloned with its mount, pid, ipc and uts
  * namespaces, with the half of the view that owes nothing to the job built
  * (rc_mounts_build_base), waiting on its control socket.  The clone, the
  * copy-on-write faults after it and most mount calls then happen while the
- * worker waits for or supervises another job, not on the next request's
- * path.  A GO_JOB message hands it the job: its spec in the shared arena
+ * worker has nothing else to do (after its reply) or on the core a running
+ * job leaves free, not on the next request's path.  A GO_JOB message hands it the job: its spec in the shared arena
  * (job_arena.c), its slot, and its pipe ends; the init then joins the
  * slot's network namespace and cgroup, builds the job's half of the view
  * and goes on exactly as a cold init.  It has run nothing of anyone before
@@ -510,7 +510,7 @@ warm_start (struct rc_sandbox *sb)
 void
 rc_sandbox_prestart (struct rc_sandbox *sb)
 {
-  if (sb->prewarm)
+  if (sb->prestart != RC_PRESTART_OFF)
     warm_start (sb);
 }
 
@@ -545,7 +545,8 @@ warm_take (struct rc_job *job)
   size_t n = 0, i;
   ssize_t k;
 
-  if (!sb->prewarm || sb->warm_pid <= 0 || spec->workspace != RC_WORKSPACE_TEMPLATE)
+  if (sb->prestart == RC_PRESTART_OFF || sb->warm_pid <= 0
+      || spec->workspace != RC_WORKSPACE_TEMPLATE)
     return 0;
   if (waitpid (sb->warm_pid, NULL, WNOHANG) != 0)
     {
@@ -844,10 +845,10 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
       }
   }
 
-  /* The next job's init starts now, on the other core while this job
-   * runs, so that its clone and base mounts are off the next request's
-   * path. */
-  if (sb->prewarm && spec->workspace == RC_WORKSPACE_TEMPLATE)
+  /* The next job's init starts now, on the core this job leaves free,
+   * when the caller asked for that (it competes with the job for CPU, so
+   * a worker rather starts it after its reply). */
+  if (sb->prestart == RC_PRESTART_DURING_JOB && spec->workspace == RC_WORKSPACE_TEMPLATE)
     warm_start (sb);
 
   res->steps = calloc (spec->n_steps, sizeof (*res->steps));
