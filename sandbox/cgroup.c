@@ -804,7 +804,7 @@ rc_cgroup_slot_attach (struct rc_cgroup_slot *slot, pid_t pid, rc_err_t *err)
        * threadgroup rwsem (cgroup_procs_write_start: no pid, no
        * threadgroup), whose write side waits for an RCU grace period each
        * time it leaves its fast path: 5-9 ms per job here, against about
-       * 0.15 ms per hierarchy this way (docs/sandbox.md, Performance).  A
+       * 0.15 ms per hierarchy this way (docs/sandbox.md, "Changes made for speed").  A
        * single-threaded process is its only thread, so the result is the
        * same as a cgroup.procs write.  Pass err NULL after a clone: nothing is
        * then allocated, errno says what failed. */

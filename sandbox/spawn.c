@@ -257,7 +257,7 @@ init_join_slot (struct rc_job *job, bool need_attach)
   /* v1: the init moves itself into the slot's hierarchies before anything
    * of the job runs in it.  Moving itself by thread id 0 spares the
    * kernel's global threadgroup lock, whose write side costs an RCU grace
-   * period when the worker moves a pid (docs/sandbox.md, Performance), and
+   * period when the worker moves a pid (docs/sandbox.md, "Changes made for speed"), and
    * it saves the worker a round trip on the control socket. */
   if (need_attach && rc_cgroup_slot_attach (job->slot, 0, NULL) < 0)
     init_fail (job, "cgroup attach", errno);
