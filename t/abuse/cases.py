@@ -24,7 +24,11 @@ Expectation terms, separated by spaces (regexes cannot contain spaces: use
     out~REGEX                                     stdout and stderr together
     !stdout~REGEX                                 same as stdout!~REGEX
     wallMs<N wallMs>=N cpuMs<N cpuMs>=N memoryPeakKb>=N
-    outlen<=N                                     len(stdout)+len(stderr) in bytes
+    outlen<=N                                     len(stdout)+len(stderr) in bytes,
+                                                  without runcell's own
+                                                  "runner: killed: ..." line
+                                                  (added after an OOM kill,
+                                                  outside the output budget)
     compile=fail|ok|any                           compiled languages only
     probe                                         probe.h/probe.py protocol: a
                                                   "probe-done attempts=N escaped=0"
@@ -154,9 +158,15 @@ def _cmp(value, op, want):
             "=": value == want}[op]
 
 
+RUNNER_LINE = re.compile(r"runner: killed: [^\n]*\n?\Z")
+
+
 def _outlen(r):
+    err = r.get("stderr") or ""
+    if r.get("oomKilled"):
+        err = RUNNER_LINE.sub("", err)
     return len((r.get("stdout") or "").encode("utf-8", "replace")) + len(
-        (r.get("stderr") or "").encode("utf-8", "replace"))
+        err.encode("utf-8", "replace"))
 
 
 def probe_verdict(stdout):
