@@ -363,10 +363,11 @@ static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_
  * (rc_mounts_build_base), waiting on its control socket.  The clone, the
  * copy-on-write faults after it and most mount calls then happen while the
  * worker has nothing else to do (after its reply) or on the core a running
- * job leaves free, not on the next request's path.  A GO_JOB message hands it the job: its spec in the shared arena
- * (job_arena.c), its slot, and its pipe ends; the init then joins the
- * slot's network namespace and cgroup, builds the job's half of the view
- * and goes on exactly as a cold init.  It has run nothing of anyone before
+ * job leaves free, not on the next request's path.  A GO_JOB message
+ * hands it the job: its spec in the shared arena (job_arena.c), its slot,
+ * and its pipe ends; the init then joins the slot's network namespace and
+ * cgroup, builds the job's half of the view and goes on exactly as a cold
+ * init.  It has run nothing of anyone before
  * that message, and it serves one job only.  Sessions (a host directory
  * as workspace) always take the cold path.
  */
@@ -381,20 +382,25 @@ cmp_int (const void *a, const void *b)
 /* It was forked from a worker in the middle of its work: it keeps stdio,
  * its control socket and what joining a slot needs, nothing else (no pipe
  * of another job, no FastCGI connection). */
+#define KEEP_PER_SLOT 33 /* its netns, and room for every hierarchy's fds */
+
 static void
 warm_close_others (struct rc_sandbox *sb, int ctl)
 {
-  int keep[512];
-  size_t n = 0, i;
+  size_t cap = 1 + (size_t)sb->n_slots * KEEP_PER_SLOT, n = 0, i;
+  int *keep = malloc (cap * sizeof (int));
   unsigned from = 3;
 
+  /* Only this process runs here (no thread shares it): malloc is safe. */
+  if (keep == NULL)
+    _exit (127); /* the worker sees it dead and takes the cold path */
   keep[n++] = ctl;
-  for (i = 0; i < sb->n_slots && n < 500; i++)
+  for (i = 0; i < sb->n_slots; i++)
     {
       if (sb->netns[i] >= 0)
         keep[n++] = sb->netns[i];
       if (sb->slots[i])
-        n += rc_cgroup_slot_attach_fds (sb->slots[i], keep + n, 500 - n);
+        n += rc_cgroup_slot_attach_fds (sb->slots[i], keep + n, cap - n);
     }
   qsort (keep, n, sizeof keep[0], cmp_int);
   for (i = 0; i < n; i++)
@@ -406,6 +412,7 @@ warm_close_others (struct rc_sandbox *sb, int ctl)
       from = (unsigned)keep[i] + 1;
     }
   (void)rc_close_range (from, ~0U, 0);
+  free (keep);
 }
 
 static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, int ctl)
