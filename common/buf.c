@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,3 +120,13 @@ rc_job_result_free (struct rc_job_result *res)
   res->steps = NULL;
   res->n_steps = 0;
 }
+
+const struct rc_limit_field rc_limit_fields[] = {
+  { "wallTimeMs", "RUN_MAX_WALL_MS", offsetof (struct rc_limits, wall_ms), 1 },
+  { "idleMs", "RUN_MAX_IDLE_MS", offsetof (struct rc_limits, idle_ms), 1 },
+  { "cpuMs", "RUN_MAX_CPU_MS", offsetof (struct rc_limits, cpu_ms), 1 },
+  { "memoryMb", "RUN_MAX_MEMORY_MB", offsetof (struct rc_limits, memory_bytes), 1ULL << 20 },
+  { "pids", "RUN_MAX_PIDS", offsetof (struct rc_limits, pids), 1 },
+  { "outputKb", "RUN_MAX_OUTPUT_KB", offsetof (struct rc_limits, output_bytes), 1024 },
+};
+const size_t rc_n_limit_fields = sizeof rc_limit_fields / sizeof rc_limit_fields[0];

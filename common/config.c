@@ -293,26 +293,14 @@ load_env_allow (rc_getenv_fn get, void *ud, char ***out, rc_err_t *err)
 static int
 load_ceilings (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
 {
-  static const struct
-  {
-    const char *name;
-    size_t off;
-    uint64_t scale;
-  } ceilings[] = {
-    { "RUN_MAX_WALL_MS", offsetof (struct rc_limits, wall_ms), 1 },
-    { "RUN_MAX_IDLE_MS", offsetof (struct rc_limits, idle_ms), 1 },
-    { "RUN_MAX_CPU_MS", offsetof (struct rc_limits, cpu_ms), 1 },
-    { "RUN_MAX_MEMORY_MB", offsetof (struct rc_limits, memory_bytes), 1ULL << 20 },
-    { "RUN_MAX_PIDS", offsetof (struct rc_limits, pids), 1 },
-    { "RUN_MAX_OUTPUT_KB", offsetof (struct rc_limits, output_bytes), 1024 },
-  };
-  for (size_t i = 0; i < sizeof ceilings / sizeof ceilings[0]; i++)
+  for (size_t i = 0; i < rc_n_limit_fields; i++)
     {
-      uint64_t *field = (uint64_t *) ((char *) &cfg->limit_max + ceilings[i].off);
-      uint64_t v = *field / ceilings[i].scale;
-      if (load_u64 (get, ud, ceilings[i].name, 1, UINT64_MAX / ceilings[i].scale, &v, err) < 0)
+      const struct rc_limit_field *f = &rc_limit_fields[i];
+      uint64_t *field = (uint64_t *) ((char *) &cfg->limit_max + f->off);
+      uint64_t v = *field / f->scale;
+      if (load_u64 (get, ud, f->ceiling, 1, UINT64_MAX / f->scale, &v, err) < 0)
         return -1;
-      *field = v * ceilings[i].scale;
+      *field = v * f->scale;
     }
   return 0;
 }

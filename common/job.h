@@ -54,6 +54,20 @@ enum rc_limit_kind
 };
 const char *rc_limit_name (enum rc_limit_kind kind); /* "wall", "idle", ... or NULL */
 
+/* The limits a request, a manifest's defaultLimits and the operator's
+ * ceilings name, one table for the three: the JSON key, the RUN_MAX_*
+ * variable, where the value goes in rc_limits and the factor from the
+ * named unit (ms, MB, KB) to the field's (ms, bytes). */
+struct rc_limit_field
+{
+  const char *key;     /* "memoryMb" */
+  const char *ceiling; /* "RUN_MAX_MEMORY_MB" */
+  size_t off;          /* offsetof (struct rc_limits, memory_bytes) */
+  uint64_t scale;      /* 1 MiB */
+};
+extern const struct rc_limit_field rc_limit_fields[];
+extern const size_t rc_n_limit_fields;
+
 /* A file the sandbox writes into the workspace before the first step.
  * path is relative to the workspace root, already validated by the API layer
  * (no "..", no leading '/', no NUL); missing parent directories are created. */

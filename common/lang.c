@@ -131,19 +131,6 @@ size_field (struct json_object *o, const char *key, uint64_t def, uint64_t *out,
 static int
 limits_field (struct json_object *o, struct rc_limits *l, rc_err_t *err)
 {
-  static const struct
-  {
-    const char *key;
-    size_t off;
-    uint64_t scale;
-  } fields[] = {
-    { "wallTimeMs", offsetof (struct rc_limits, wall_ms), 1 },
-    { "idleMs", offsetof (struct rc_limits, idle_ms), 1 },
-    { "cpuMs", offsetof (struct rc_limits, cpu_ms), 1 },
-    { "memoryMb", offsetof (struct rc_limits, memory_bytes), 1ULL << 20 },
-    { "pids", offsetof (struct rc_limits, pids), 1 },
-    { "outputKb", offsetof (struct rc_limits, output_bytes), 1024 },
-  };
   struct json_object *dl;
   size_t i;
 
@@ -158,15 +145,15 @@ limits_field (struct json_object *o, struct rc_limits *l, rc_err_t *err)
     return 0;
   if (!json_object_is_type (dl, json_type_object))
     return rc_error_set (err, 0, "field 'defaultLimits' must be an object");
-  for (i = 0; i < sizeof fields / sizeof fields[0]; i++)
+  for (i = 0; i < rc_n_limit_fields; i++)
     {
       struct json_object *v;
       int64_t n;
-      if (!json_object_object_get_ex (dl, fields[i].key, &v))
+      if (!json_object_object_get_ex (dl, rc_limit_fields[i].key, &v))
         continue;
       if (!json_object_is_type (v, json_type_int) || (n = json_object_get_int64 (v)) <= 0)
-        return rc_error_set (err, 0, "defaultLimits.%s must be a positive integer", fields[i].key);
-      *(uint64_t *) ((char *) l + fields[i].off) = (uint64_t) n * fields[i].scale;
+        return rc_error_set (err, 0, "defaultLimits.%s must be a positive integer", rc_limit_fields[i].key);
+      *(uint64_t *) ((char *) l + rc_limit_fields[i].off) = (uint64_t) n * rc_limit_fields[i].scale;
     }
   return 0;
 }

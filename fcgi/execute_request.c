@@ -65,20 +65,6 @@ dup_json_string (struct json_object *o, char **out, size_t *len)
     }                                                                                            \
   while (0)
 
-static const struct
-{
-  const char *key;
-  size_t off;
-  uint64_t scale;
-} limit_fields[] = {
-  { "wallTimeMs", offsetof (struct rc_limits, wall_ms), 1 },
-  { "idleMs", offsetof (struct rc_limits, idle_ms), 1 },
-  { "cpuMs", offsetof (struct rc_limits, cpu_ms), 1 },
-  { "memoryMb", offsetof (struct rc_limits, memory_bytes), 1ULL << 20 },
-  { "pids", offsetof (struct rc_limits, pids), 1 },
-  { "outputKb", offsetof (struct rc_limits, output_bytes), 1024 },
-};
-
 int
 rc_execute_request_parse (const char *body, size_t len, const struct rc_config *cfg,
                           const struct rc_lang_table *langs, struct rc_execute_request *out,
@@ -187,32 +173,32 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
     {
       if (!json_object_is_type (v, json_type_object))
         FAIL (400, "limits must be an object");
-      for (i = 0; i < sizeof limit_fields / sizeof limit_fields[0]; i++)
+      for (i = 0; i < rc_n_limit_fields; i++)
         {
           struct json_object *l;
           int64_t value;
           uint64_t ceiling
-              = *(const uint64_t *) ((const char *) &cfg->limit_max + limit_fields[i].off);
-          if (!json_object_object_get_ex (v, limit_fields[i].key, &l))
+              = *(const uint64_t *) ((const char *) &cfg->limit_max + rc_limit_fields[i].off);
+          if (!json_object_object_get_ex (v, rc_limit_fields[i].key, &l))
             continue;
           if (!json_object_is_type (l, json_type_int))
-            FAIL (400, "limits.%s must be a positive integer", limit_fields[i].key);
+            FAIL (400, "limits.%s must be a positive integer", rc_limit_fields[i].key);
           value = json_object_get_int64 (l);
           if (value <= 0)
-            FAIL (400, "limits.%s must be a positive integer", limit_fields[i].key);
-          if ((uint64_t) value > ceiling / limit_fields[i].scale)
+            FAIL (400, "limits.%s must be a positive integer", rc_limit_fields[i].key);
+          if ((uint64_t) value > ceiling / rc_limit_fields[i].scale)
             FAIL (400, "limits.%s: %lld is above this server's ceiling of %llu",
-                  limit_fields[i].key, (long long) value,
-                  (unsigned long long) (ceiling / limit_fields[i].scale));
-          *(uint64_t *) ((char *) &out->limits + limit_fields[i].off)
-              = (uint64_t) value * limit_fields[i].scale;
+                  rc_limit_fields[i].key, (long long) value,
+                  (unsigned long long) (ceiling / rc_limit_fields[i].scale));
+          *(uint64_t *) ((char *) &out->limits + rc_limit_fields[i].off)
+              = (uint64_t) value * rc_limit_fields[i].scale;
         }
       json_object_object_foreach (v, key, val)
       {
         bool known = false;
         (void) val;
-        for (i = 0; i < sizeof limit_fields / sizeof limit_fields[0]; i++)
-          known |= strcmp (key, limit_fields[i].key) == 0;
+        for (i = 0; i < rc_n_limit_fields; i++)
+          known |= strcmp (key, rc_limit_fields[i].key) == 0;
         if (!known)
           FAIL (400, "limits.%s is not a known limit", key);
       }
