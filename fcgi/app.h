@@ -33,7 +33,7 @@ void rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
 void rc_api_languages (struct rc_app *app, const struct rc_http_request *req,
                        struct rc_http_response *res);
 
-/* The sessions API (fcgi/api_sessions.c): returns true when the path
+/* The sessions API (fcgi/sessions/api_sessions.c): returns true when the path
  * belongs to it (and res is filled), false to let the router go on. */
 bool rc_api_sessions_route (struct rc_app *app, const struct rc_http_request *req,
                             struct rc_http_response *res);

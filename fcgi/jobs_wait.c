@@ -28,7 +28,7 @@
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
-#include "fcgi/session_exec.h"
+#include "fcgi/sessions/session_exec.h"
 #include "fcgi/slots.h"
 
 #include <time.h>

@@ -15,8 +15,8 @@
 #include "common/log.h"
 #include "fcgi/master.h"
 #include "fcgi/metrics.h"
-#include "fcgi/session_config.h"
-#include "fcgi/sessions.h"
+#include "fcgi/sessions/session_config.h"
+#include "fcgi/sessions/sessions.h"
 #include "fcgi/slots.h"
 #include "sandbox/sandbox.h"
 

@@ -1,5 +1,5 @@
 /* multipart_fuzz.c - libFuzzer target for the multipart/form-data parser
- * (fcgi/multipart.c).
+ * (fcgi/sessions/multipart.c).
  *
  * Input layout: byte 0 picks the chunk size the body is fed in (1..256),
  * byte 1 the header limit; up to the first '\n' after that is a
@@ -9,7 +9,7 @@
  */
 #include "config.h"
 
-#include "fcgi/multipart.h"
+#include "fcgi/sessions/multipart.h"
 
 #include <stdint.h>
 #include <stdlib.h>

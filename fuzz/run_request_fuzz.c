@@ -4,8 +4,8 @@
  * fuzz/run_request_fuzz -max_total_time=60 fuzz/corpus/run_request. */
 #include <config.h>
 
-#include "fcgi/execute_request.h"
-#include "fcgi/run_request.h"
+#include "fcgi/execute/execute_request.h"
+#include "fcgi/run/run_request.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* session_path_fuzz.c - libFuzzer target for the sessions sub_path
- * normaliser (fcgi/session_path.c).
+ * normaliser (fcgi/sessions/session_path.c).
  *
  * Whatever the input, an accepted path must be canonical and contained:
  * relative, no NUL, no empty, "." or ".." component, no backslash, no
@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "fcgi/session_path.h"
+#include "fcgi/sessions/session_path.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * args, limits against defaults and ceilings. */
 #include <config.h>
 
-#include "fcgi/execute_request.h"
+#include "fcgi/execute/execute_request.h"
 #include "t/unit/tap.h"
 
 #include <string.h>

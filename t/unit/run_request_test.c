@@ -3,7 +3,7 @@
  * UTF-8, wrong types, and the language checks. */
 #include <config.h>
 
-#include "fcgi/run_request.h"
+#include "fcgi/run/run_request.h"
 #include "t/unit/tap.h"
 
 #include <string.h>

@@ -1,9 +1,9 @@
 /* sessions_multipart_test.c - unit tests of the streaming multipart/form-
- * data parser (fcgi/multipart.c): whole bodies, every split point, the
+ * data parser (fcgi/sessions/multipart.c): whole bodies, every split point, the
  * limits, and the malformed inputs it must refuse. */
 #include "config.h"
 
-#include "fcgi/multipart.h"
+#include "fcgi/sessions/multipart.h"
 #include "t/unit/tap.h"
 
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* sessions_path_test.c - unit tests of the sessions sub_path normaliser
- * (fcgi/session_path.c): every accepted path comes out canonical, every
+ * (fcgi/sessions/session_path.c): every accepted path comes out canonical, every
  * traversal form is refused. */
 #include "config.h"
 
-#include "fcgi/session_path.h"
+#include "fcgi/sessions/session_path.h"
 #include "t/unit/tap.h"
 
 #include <stdio.h>

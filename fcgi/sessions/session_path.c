@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "fcgi/session_path.h"
+#include "fcgi/sessions/session_path.h"
 
 #include <string.h>
 #include <strings.h>

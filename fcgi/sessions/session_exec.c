@@ -17,10 +17,10 @@
  */
 #include "config.h"
 
-#include "fcgi/session_exec.h"
+#include "fcgi/sessions/session_exec.h"
 #include "common/json_out.h"
 #include "common/log.h"
-#include "fcgi/session_fs.h"
+#include "fcgi/sessions/session_fs.h"
 
 #include <errno.h>
 #include <fcntl.h>

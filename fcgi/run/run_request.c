@@ -1,7 +1,7 @@
 /* run_request.c - POST /run body parsing; see run_request.h. */
 #include "config.h"
 
-#include "fcgi/run_request.h"
+#include "fcgi/run/run_request.h"
 #include "common/config.h"
 #include "common/json_out.h"
 

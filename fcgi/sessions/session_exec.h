@@ -8,9 +8,9 @@
 
 #include "common/job.h"
 #include "fcgi/app.h"
-#include "fcgi/session_config.h"
-#include "fcgi/session_path.h"
-#include "fcgi/sessions.h"
+#include "fcgi/sessions/session_config.h"
+#include "fcgi/sessions/session_path.h"
+#include "fcgi/sessions/sessions.h"
 
 #include <stdbool.h>
 #include <stdint.h>

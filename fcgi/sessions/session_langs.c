@@ -19,7 +19,7 @@
  */
 #include "config.h"
 
-#include "fcgi/session_exec.h"
+#include "fcgi/sessions/session_exec.h"
 
 #include <string.h>
 

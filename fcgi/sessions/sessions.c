@@ -10,10 +10,10 @@
  */
 #include "config.h"
 
-#include "fcgi/sessions.h"
+#include "fcgi/sessions/sessions.h"
 #include "common/log.h"
 #include "fcgi/app.h"
-#include "fcgi/session_fs.h"
+#include "fcgi/sessions/session_fs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -13,7 +13,7 @@
 #include "common/json_out.h"
 #include "common/log.h"
 #include "fcgi/app.h"
-#include "fcgi/run_request.h"
+#include "fcgi/run/run_request.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "fcgi/multipart.h"
+#include "fcgi/sessions/multipart.h"
 
 #include <ctype.h>
 #include <stdint.h>

@@ -21,12 +21,12 @@
 #include "common/json_out.h"
 #include "common/log.h"
 #include "fcgi/app.h"
-#include "fcgi/multipart.h"
-#include "fcgi/session_config.h"
-#include "fcgi/session_exec.h"
-#include "fcgi/session_fs.h"
-#include "fcgi/session_path.h"
-#include "fcgi/sessions.h"
+#include "fcgi/sessions/multipart.h"
+#include "fcgi/sessions/session_config.h"
+#include "fcgi/sessions/session_exec.h"
+#include "fcgi/sessions/session_fs.h"
+#include "fcgi/sessions/session_path.h"
+#include "fcgi/sessions/sessions.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 #include "common/json_out.h"
 #include "common/log.h"
 #include "fcgi/app.h"
-#include "fcgi/execute_request.h"
+#include "fcgi/execute/execute_request.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "fcgi/session_config.h"
+#include "fcgi/sessions/session_config.h"
 #include "common/log.h"
 
 #include <errno.h>

@@ -22,7 +22,7 @@
 
 #include "common/config.h"
 #include "common/error.h"
-#include "fcgi/session_config.h"
+#include "fcgi/sessions/session_config.h"
 
 #include <stdbool.h>
 

@@ -1,8 +1,8 @@
 /* execute_request.c - POST /v1/execute body parsing; see execute_request.h. */
 #include "config.h"
 
-#include "fcgi/execute_request.h"
-#include "fcgi/run_request.h"
+#include "fcgi/execute/execute_request.h"
+#include "fcgi/run/run_request.h"
 
 #include <json-c/json.h>
 #include <stdio.h>

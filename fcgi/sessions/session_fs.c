@@ -16,7 +16,7 @@
  */
 #include "config.h"
 
-#include "fcgi/session_fs.h"
+#include "fcgi/sessions/session_fs.h"
 #include "common/json_out.h"
 #include "sandbox/syscalls.h"
 
