@@ -3,6 +3,7 @@
 
 #include "fcgi/execute/execute_request.h"
 #include "fcgi/run/run_request.h"
+#include "common/json_in.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@ rc_exec_path_is_safe (const char *name, size_t len)
     return false;
   for (i = 0; i < len; i++)
     {
-      unsigned char c = (unsigned char) name[i];
+      unsigned char c = (unsigned char)name[i];
       if (c < 0x20 || c == 0x7f || c == '\\')
         return false;
       if (c == '/')
@@ -46,23 +47,23 @@ static int
 dup_json_string (struct json_object *o, char **out, size_t *len)
 {
   int n = json_object_get_string_len (o);
-  *out = malloc ((size_t) n + 1);
+  *out = malloc ((size_t)n + 1);
   if (*out == NULL)
     return -1;
-  memcpy (*out, json_object_get_string (o), (size_t) n);
+  memcpy (*out, json_object_get_string (o), (size_t)n);
   (*out)[n] = '\0';
   if (len)
-    *len = (size_t) n;
+    *len = (size_t)n;
   return 0;
 }
 
-#define FAIL(code, ...)                                                                          \
-  do                                                                                             \
-    {                                                                                            \
-      *status = (code);                                                                          \
-      snprintf (msgbuf, msgsize, __VA_ARGS__);                                                   \
-      goto out;                                                                                  \
-    }                                                                                            \
+#define FAIL(code, ...)                                                                            \
+  do                                                                                               \
+    {                                                                                              \
+      *status = (code);                                                                            \
+      snprintf (msgbuf, msgsize, __VA_ARGS__);                                                     \
+      goto out;                                                                                    \
+    }                                                                                              \
   while (0)
 
 int
@@ -70,7 +71,7 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
                           const struct rc_lang_table *langs, struct rc_execute_request *out,
                           int *status, char *msgbuf, size_t msgsize)
 {
-  struct json_object *root, *v, *files;
+  struct json_object *root, *v = NULL, *files;
   const char *msg = NULL;
   int ret = -1;
   size_t i, n;
@@ -86,9 +87,17 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
   if (!json_object_is_type (root, json_type_object))
     FAIL (400, "request body must be a JSON object");
 
-  if (!json_object_object_get_ex (root, "language", &v) || !json_object_is_type (v, json_type_string))
-    FAIL (400, "language is required and must be a string");
-  out->lang = rc_lang_find (langs, json_object_get_string (v));
+  {
+    bool has_nul = false;
+    const char *name = json_object_object_get_ex (root, "language", &v)
+                           ? rc_json_get_name (v, NULL, &has_nul)
+                           : NULL;
+    if (name == NULL && v != NULL && has_nul)
+      FAIL (400, "language must not contain NUL");
+    if (name == NULL)
+      FAIL (400, "language is required and must be a string");
+    out->lang = rc_lang_find (langs, name);
+  }
   if (out->lang == NULL)
     FAIL (400, "unsupported language");
   if (!out->lang->available)
@@ -112,10 +121,15 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
       struct json_object *f = json_object_array_get_idx (files, i), *name, *content;
       struct rc_exec_file *ef = &out->files[i];
       size_t name_len;
+      bool has_nul = false;
       if (!json_object_is_type (f, json_type_object)
           || !json_object_object_get_ex (f, "name", &name)
-          || !json_object_is_type (name, json_type_string))
-        FAIL (400, "files[%zu].name is required and must be a string", i);
+          || rc_json_get_name (name, NULL, &has_nul) == NULL)
+        {
+          if (has_nul)
+            FAIL (400, "files[%zu].name must not contain NUL", i);
+          FAIL (400, "files[%zu].name is required and must be a string", i);
+        }
       if (!json_object_object_get_ex (f, "content", &content)
           || !json_object_is_type (content, json_type_string))
         FAIL (400, "files[%zu].content is required and must be a string", i);
@@ -124,8 +138,9 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
         FAIL (500, "out of memory");
       out->n_files = i + 1;
       if (!rc_exec_path_is_safe (ef->name, name_len))
-        FAIL (400, "files[%zu].name must be a relative path without '..', NUL or control "
-                   "characters",
+        FAIL (400,
+              "files[%zu].name must be a relative path without '..', NUL or control "
+              "characters",
               i);
       for (size_t j = 0; j < i; j++)
         if (strcmp (out->files[j].name, ef->name) == 0)
@@ -178,7 +193,7 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
           struct json_object *l;
           int64_t value;
           uint64_t ceiling
-              = *(const uint64_t *) ((const char *) &cfg->limit_max + rc_limit_fields[i].off);
+              = *(const uint64_t *)((const char *)&cfg->limit_max + rc_limit_fields[i].off);
           if (!json_object_object_get_ex (v, rc_limit_fields[i].key, &l))
             continue;
           if (!json_object_is_type (l, json_type_int))
@@ -186,17 +201,17 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
           value = json_object_get_int64 (l);
           if (value <= 0)
             FAIL (400, "limits.%s must be a positive integer", rc_limit_fields[i].key);
-          if ((uint64_t) value > ceiling / rc_limit_fields[i].scale)
+          if ((uint64_t)value > ceiling / rc_limit_fields[i].scale)
             FAIL (400, "limits.%s: %lld is above this server's ceiling of %llu",
-                  rc_limit_fields[i].key, (long long) value,
-                  (unsigned long long) (ceiling / rc_limit_fields[i].scale));
-          *(uint64_t *) ((char *) &out->limits + rc_limit_fields[i].off)
-              = (uint64_t) value * rc_limit_fields[i].scale;
+                  rc_limit_fields[i].key, (long long)value,
+                  (unsigned long long)(ceiling / rc_limit_fields[i].scale));
+          *(uint64_t *)((char *)&out->limits + rc_limit_fields[i].off)
+              = (uint64_t)value * rc_limit_fields[i].scale;
         }
       json_object_object_foreach (v, key, val)
       {
         bool known = false;
-        (void) val;
+        (void)val;
         for (i = 0; i < rc_n_limit_fields; i++)
           known |= strcmp (key, rc_limit_fields[i].key) == 0;
         if (!known)
@@ -233,8 +248,8 @@ rc_execute_request_free (struct rc_execute_request *req)
 bool
 rc_exec_run_command_is_simple (const char *cmd)
 {
-  static const char *const builtins[] = { ".", ":", "source", "cd", "eval", "exec", "export",
-                                          "set", "ulimit", "umask", "trap", "readonly" };
+  static const char *const builtins[] = { ".",      ":",   "source", "cd",    "eval", "exec",
+                                          "export", "set", "ulimit", "umask", "trap", "readonly" };
   size_t n = strcspn (cmd, " \t");
   size_t i;
 

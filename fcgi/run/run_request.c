@@ -3,78 +3,11 @@
 
 #include "fcgi/run/run_request.h"
 #include "common/config.h"
-#include "common/json_out.h"
+#include "common/json_in.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct json_object *
-rc_json_parse_strict (const char *body, size_t len, const char **msg)
-{
-  struct json_tokener *tok;
-  struct json_object *root;
-  enum json_tokener_error jerr;
-  size_t end;
-
-  if (len == 0)
-    {
-      *msg = "invalid JSON: empty body";
-      return NULL;
-    }
-  if (len > (size_t) INT32_MAX)
-    {
-      *msg = "invalid JSON: body too large";
-      return NULL;
-    }
-  /* A NUL byte is never valid JSON text (inside strings it must be
-   * escaped); json-c would stop at it and accept a prefix. */
-  if (memchr (body, '\0', len) != NULL)
-    {
-      *msg = "invalid JSON: NUL byte in body";
-      return NULL;
-    }
-  /* RFC 8259 text is UTF-8; json-c's own check lets overlong forms
-   * through, so the whole body is validated here (one linear pass). */
-  if (rc_utf8_valid_prefix (body, len) != len)
-    {
-      *msg = "invalid JSON: invalid UTF-8";
-      return NULL;
-    }
-  tok = json_tokener_new_ex (RC_JSON_MAX_DEPTH);
-  if (tok == NULL)
-    {
-      *msg = "out of memory";
-      return NULL;
-    }
-  json_tokener_set_flags (tok, JSON_TOKENER_VALIDATE_UTF8);
-  root = json_tokener_parse_ex (tok, body, (int) len);
-  jerr = json_tokener_get_error (tok);
-  if (root == NULL || jerr != json_tokener_success)
-    {
-      if (jerr == json_tokener_continue)
-        *msg = "invalid JSON: truncated body";
-      else if (jerr == json_tokener_error_depth)
-        *msg = "invalid JSON: nested too deeply";
-      else if (jerr == json_tokener_error_parse_utf8_string)
-        *msg = "invalid JSON: invalid UTF-8";
-      else
-        *msg = "invalid JSON";
-      json_object_put (root);
-      json_tokener_free (tok);
-      return NULL;
-    }
-  end = json_tokener_get_parse_end (tok);
-  json_tokener_free (tok);
-  for (; end < len; end++)
-    if (body[end] != ' ' && body[end] != '\t' && body[end] != '\n' && body[end] != '\r')
-      {
-        json_object_put (root);
-        *msg = "invalid JSON: trailing data after the document";
-        return NULL;
-      }
-  return root;
-}
 
 /* Copies a JSON string member (may contain NUL via \u0000). */
 static int
@@ -82,13 +15,13 @@ take_string (struct json_object *o, char **out, size_t *len)
 {
   int n = json_object_get_string_len (o);
   const char *s = json_object_get_string (o);
-  *out = malloc ((size_t) n + 1);
+  *out = malloc ((size_t)n + 1);
   if (*out == NULL)
     return -1;
-  memcpy (*out, s, (size_t) n);
+  memcpy (*out, s, (size_t)n);
   (*out)[n] = '\0';
   if (len)
-    *len = (size_t) n;
+    *len = (size_t)n;
   return 0;
 }
 
@@ -123,17 +56,19 @@ rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout_ms,
     }
   if (take_string (v, &out->solution_text, &out->solution_len) < 0)
     goto oom;
-  if (!json_object_object_get_ex (root, "lang_slug", &v)
-      || json_object_is_type (v, json_type_null))
+  if (!json_object_object_get_ex (root, "lang_slug", &v) || json_object_is_type (v, json_type_null))
     {
       *msg = "lang_slug is required";
       goto out;
     }
-  if (!json_object_is_type (v, json_type_string))
-    {
-      *msg = "lang_slug must be a string";
-      goto out;
-    }
+  {
+    bool has_nul;
+    if (rc_json_get_name (v, NULL, &has_nul) == NULL)
+      {
+        *msg = has_nul ? "lang_slug must not contain NUL" : "lang_slug must be a string";
+        goto out;
+      }
+  }
   if (take_string (v, &out->lang_slug, NULL) < 0)
     goto oom;
   if (json_object_object_get_ex (root, "checker_text", &v)

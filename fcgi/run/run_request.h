@@ -8,6 +8,7 @@
 #ifndef RUNCELL_FCGI_RUN_REQUEST_H
 #define RUNCELL_FCGI_RUN_REQUEST_H
 
+#include "common/json_in.h"
 #include "common/lang.h"
 
 #include <stdbool.h>
@@ -26,8 +27,6 @@ struct rc_run_request
   uint64_t timeout_ms;
 };
 
-/* Maximum nesting accepted in a request body; deeper is a 400. */
-#define RC_JSON_MAX_DEPTH 64
 
 /* Parses the body.  On error returns < 0, sets *status (400) and *msg to a
  * static description. */
@@ -39,11 +38,5 @@ int rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout
 int rc_run_request_check_lang (const struct rc_run_request *req, const struct rc_lang_table *langs,
                                const struct rc_lang **lang, int *status, const char **msg);
 void rc_run_request_free (struct rc_run_request *req);
-
-/* Parses a JSON document with runcell's limits (depth, UTF-8 validation,
- * nothing but whitespace after the value).  Returns a new reference or NULL
- * with *msg set. */
-struct json_object;
-struct json_object *rc_json_parse_strict (const char *body, size_t len, const char **msg);
 
 #endif

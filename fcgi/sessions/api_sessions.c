@@ -90,6 +90,11 @@ on_part_begin (void *ud, const struct rc_mp_part *part, const char **why)
       c->cur = PART_FILE;
       return 0;
     }
+  /* The contract names attachment parts by their filename (the sub_path);
+   * one without it has nowhere to go, and dropping it silently would run
+   * the code without the file the client sent. */
+  if (strcmp (part->name, "attachments") == 0)
+    return refuse (c, 400, why, "attachment part without a filename");
   if (strcmp (part->name, "language") == 0)
     {
       if (c->have_language)

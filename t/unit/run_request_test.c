@@ -16,7 +16,7 @@ parse (const char *body, size_t len, struct rc_run_request *out, int *status, co
 
 static void
 expect_reject_len (const char *body, size_t len, int want_status, const char *want_msg,
-               const char *what)
+                   const char *what)
 {
   struct rc_run_request r;
   int status = 0;
@@ -43,15 +43,15 @@ test_valid (void)
                      "\"unknown\":[1,2,3]}";
   tap_ok (parse (body, strlen (body), &r, &status, &msg) == 0, "Codebattle's request parses");
   tap_ok (r.timeout_ms == 2000 && strcmp (r.lang_slug, "python") == 0
-              && strcmp (r.solution_text, "print(1)") == 0 && r.checker_text == NULL
-              && r.asserts && strcmp (r.asserts, "{\"arguments\":[[1,2]]}") == 0,
+              && strcmp (r.solution_text, "print(1)") == 0 && r.checker_text == NULL && r.asserts
+              && strcmp (r.asserts, "{\"arguments\":[[1,2]]}") == 0,
           "fields are extracted, null checker is absent, unknown fields ignored");
   rc_run_request_free (&r);
 
   body = "{\"solution_text\":\"a\\u0000b\",\"lang_slug\":\"cpp\",\"checker_text\":\"c\"}";
   tap_ok (parse (body, strlen (body), &r, &status, &msg) == 0 && r.solution_len == 3
-              && memcmp (r.solution_text, "a\0b", 3) == 0 && r.timeout_ms == 30000
-              && r.checker_text && strcmp (r.checker_text, "c") == 0,
+              && memcmp (r.solution_text, "a\0b", 3) == 0 && r.timeout_ms == 30000 && r.checker_text
+              && strcmp (r.checker_text, "c") == 0,
           "escaped NUL survives with its length; default timeout 30s");
   rc_run_request_free (&r);
 }
@@ -89,8 +89,8 @@ test_invalid (void)
   expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"cpp\",\"checker_text\":1}", 400,
                  "checker_text", "checker_text of the wrong type");
   expect_reject_len (nul_body, sizeof nul_body - 1, 400, "NUL", "raw NUL byte");
-  expect_reject ("{\"solution_text\":\"\xff\xfe\",\"lang_slug\":\"python\"}", 400,
-                 "UTF-8", "invalid UTF-8 in a string");
+  expect_reject ("{\"solution_text\":\"\xff\xfe\",\"lang_slug\":\"python\"}", 400, "UTF-8",
+                 "invalid UTF-8 in a string");
   expect_reject ("{\"solution_text\":\"\xc0\xaf\",\"lang_slug\":\"python\"}", 400, NULL,
                  "overlong UTF-8");
 
@@ -125,6 +125,43 @@ test_invalid (void)
   }
 }
 
+/* Issue 16: what json-c accepts even in its strict mode is refused, and
+ * a name with an escaped NUL is a 400 (the NUL would cut the slug). */
+static void
+test_strict (void)
+{
+  static const struct
+  {
+    const char *body, *msg, *what;
+  } cases[] = {
+    { "{\"lang_slug\":\"python\",\"solution_text\":\"x\",}", "invalid JSON", "trailing comma" },
+    { "{\"lang_slug\":\"python\",\"solution_text\":[1,]}", "invalid JSON",
+      "trailing comma in array" },
+    { "{'lang_slug':'python','solution_text':'x'}", "invalid JSON", "single quotes" },
+    { "{\"lang_slug\":\"python\",\"solution_text\":'x'}", "invalid JSON", "single-quoted value" },
+    { "{\"lang_slug\":\"python\",/* c */\"solution_text\":\"x\"}", "invalid JSON",
+      "block comment" },
+    { "{\"lang_slug\":\"python\",\"solution_text\":\"x\"}// c", "invalid JSON",
+      "line comment after" },
+    { "{\"lang_slug\":\"python\",\"solution_text\":\"x\"} x", "trailing data", "garbage after" },
+    { "{\"lang_slug\":\"python\",\"solution_text\":\"x\",\"t\":NaN}", "invalid JSON", "NaN" },
+    { "{\"lang_slug\":\"python\",\"solution_text\":\"x\",\"t\":1.}", "bad number", "1." },
+    { "{\"lang_slug\":\"python\",\"solution_text\":\"x\",\"t\":01}", "invalid JSON",
+      "leading zero" },
+    { "{\"lang_slug\":\"python\",\"solution_text\":\"a\tb\"}", "control character",
+      "raw tab in a string" },
+    { "{\"lang_slug\":\"python\",\"solution_text\":\"\\x41\"}", "bad escape", "\\x escape" },
+    { "{\"lang_slug\":\"cpp\",\"lang_slug\":\"python\",\"solution_text\":\"x\"}", "duplicate key",
+      "duplicate key" },
+    { "{\"lang_slug\":\"python\",\"solution_text\":\"x\",\"o\":{\"a\":1,\"a\":2}}", "duplicate key",
+      "nested duplicate key" },
+    { "{\"lang_slug\":\"python\\u0000evil\",\"solution_text\":\"x\"}",
+      "lang_slug must not contain NUL", "NUL in lang_slug" },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    expect_reject (cases[i].body, 400, cases[i].msg, cases[i].what);
+}
+
 static void
 test_lang_checks (void)
 {
@@ -134,37 +171,37 @@ test_lang_checks (void)
   const struct rc_lang *found;
   int status;
   const char *msg;
-  char *aliases[] = { (char *) "py", NULL };
+  char *aliases[] = { (char *)"py", NULL };
 
   memset (langs, 0, sizeof langs);
-  langs[0].slug = (char *) "python";
+  langs[0].slug = (char *)"python";
   langs[0].aliases = aliases;
   langs[0].available = true;
-  langs[1].slug = (char *) "cpp";
+  langs[1].slug = (char *)"cpp";
   langs[1].checker_required = true;
-  langs[1].checker_file = (char *) "checker.cpp";
+  langs[1].checker_file = (char *)"checker.cpp";
   langs[1].available = true;
-  langs[2].slug = (char *) "zig";
+  langs[2].slug = (char *)"zig";
   langs[2].available = false;
 
   memset (&r, 0, sizeof r);
-  r.lang_slug = (char *) "python";
+  r.lang_slug = (char *)"python";
   tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) == 0 && found == &langs[0],
           "known slug is accepted");
-  r.lang_slug = (char *) "py";
+  r.lang_slug = (char *)"py";
   tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400
               && strcmp (msg, "unsupported lang_slug") == 0,
           "/run does not take aliases: unsupported lang_slug");
-  r.lang_slug = (char *) "cobol";
+  r.lang_slug = (char *)"cobol";
   tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400,
           "unknown slug -> 400");
-  r.lang_slug = (char *) "cpp";
+  r.lang_slug = (char *)"cpp";
   tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400
               && strcmp (msg, "checker_text is required") == 0,
           "cpp without checker -> 400 checker_text is required");
-  r.checker_text = (char *) "int main(){}";
+  r.checker_text = (char *)"int main(){}";
   tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) == 0, "cpp with checker");
-  r.lang_slug = (char *) "zig";
+  r.lang_slug = (char *)"zig";
   tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) < 0 && status == 501,
           "language without toolchain -> 501");
 }
@@ -174,6 +211,7 @@ main (void)
 {
   test_valid ();
   test_invalid ();
+  test_strict ();
   test_lang_checks ();
   return tap_done ();
 }

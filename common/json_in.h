@@ -1,0 +1,31 @@
+/* json_in.h - the one place request bodies are tokenized.
+ *
+ * json-c, even with JSON_TOKENER_STRICT (0.16), accepts single-quoted
+ * strings, NaN/Infinity, raw control characters in strings, "1." and
+ * duplicate keys (the last one silently wins).  A body is therefore first
+ * checked against the RFC 8259 grammar here, then handed to json-c for the
+ * tree.  Duplicate keys are refused: two readers of the same body (a proxy
+ * and runcell) could otherwise see two different requests.
+ */
+#ifndef RUNCELL_COMMON_JSON_IN_H
+#define RUNCELL_COMMON_JSON_IN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct json_object;
+
+/* Nesting limit of request bodies. */
+#define RC_JSON_MAX_DEPTH 64
+
+/* Parses one RFC 8259 JSON text (UTF-8, no BOM, nothing but whitespace
+ * around the value).  Returns a new reference or NULL with *msg set to a
+ * message starting with "invalid JSON". */
+struct json_object *rc_json_parse_strict (const char *body, size_t len, const char **msg);
+
+/* A string that names something (a slug, a file name, an env key, a path):
+ * returns it when `o` is a JSON string without U+0000, else NULL.
+ * *has_nul tells the two failures apart (wrong type vs NUL inside). */
+const char *rc_json_get_name (struct json_object *o, size_t *len, bool *has_nul);
+
+#endif
