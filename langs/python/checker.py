@@ -1,18 +1,20 @@
 """checker.py - runs check/solution.py against check/asserts.json.
 
-Prints ONE JSON array on the real stdout: per assert an item
-{"type": "result"|"error", "value": ..., "output": "...", "time": "..."}.
+Prints ONE JSON array on the real stdout, on a line of its own: per assert
+an item {"type": "result"|"error", "value": ..., "output": "...", "time": "..."}.
 A solution that cannot be loaded gives a single error item (exit 0), which
-Codebattle's parser turns into status "error".  Everything the solution
-prints, through print() or straight to fd 1, lands in the item's output:
-fd 1 is pointed at a scratch file for the whole run, and the JSON goes to a
-private duplicate of the original stdout.
+Codebattle's parser turns into status "error".  What the solution prints
+through print() / sys.stdout lands in the item's output.  Raw writes to
+fd 1 (os.write, C extensions, child processes) are not held back: they go
+straight to the real stdout, so they reach the response even when the
+timeout kills the run or the solution leaves by os._exit (issue 16).  The
+array is preceded by a newline, so such writes stay on lines of their own
+and the client's line-by-line fallback still finds the array.
 """
 import io
 import json
 import os
 import sys
-import tempfile
 import time
 import traceback
 
@@ -20,17 +22,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main():
-    real_out = os.fdopen(os.dup(1), "w", encoding="utf-8", closefd=True)
-    scratch = tempfile.TemporaryFile()
+    # sys.__stdout__ is fd 1 too: unbuffered, so what the solution writes
+    # through it is not lost in a buffer when the run is killed.
     sys.stdout.flush()
-    os.dup2(scratch.fileno(), 1)
+    sys.__stdout__ = sys.stdout = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace",
+        write_through=True)
     items = []
     try:
-        items = run(scratch)
+        items = run()
     finally:
-        real_out.write(json.dumps(items, ensure_ascii=False))
-        real_out.write("\n")
-        real_out.flush()
+        data = ("\n" + json.dumps(items, ensure_ascii=False) + "\n").encode("utf-8")
+        while data:
+            data = data[os.write(1, data):]
 
 
 class Capture:
@@ -46,16 +50,7 @@ class Capture:
         return self.raw.getvalue().decode("utf-8", "replace")
 
 
-def take_fd_output(scratch):
-    """Returns what was written to fd 1 since the last call."""
-    scratch.seek(0)
-    data = scratch.read()
-    scratch.seek(0)
-    scratch.truncate()
-    return data.decode("utf-8", "replace")
-
-
-def run(scratch):
+def run():
     try:
         with open(os.path.join(HERE, "check", "asserts.json"), encoding="utf-8") as f:
             calls = json.load(f)["arguments"]
@@ -82,7 +77,7 @@ def run(scratch):
             sys.__stdout__.flush()
         except (OSError, ValueError):
             pass
-        output = captured.text() + take_fd_output(scratch)
+        output = captured.text()
         item = {"type": kind, "value": value, "output": output, "time": "%.7f" % elapsed}
         try:
             json.dumps(item, allow_nan=False)

@@ -1,32 +1,23 @@
 # checker.rb - runs check/solution.rb against check/asserts.json.
 #
-# Prints ONE JSON array on the real stdout; per assert an item
-# {"type" => "result"|"error", "value", "output", "time"}.  A solution that
-# does not load (syntax error, exception at top level) gives one error item
-# and exit 0, as Codebattle's ruby image does.  $stdout is swapped for a
-# StringIO per call and fd 1 points at a scratch file, so nothing the
-# solution prints can reach the JSON stream.
+# Prints ONE JSON array on the real stdout, on a line of its own; per
+# assert an item {"type" => "result"|"error", "value", "output", "time"}.
+# A solution that does not load (syntax error, exception at top level)
+# gives one error item and exit 0, as Codebattle's ruby image does.
+# $stdout is swapped for a StringIO per call, so puts/print land in the
+# item's output.  Raw writes to fd 1 (STDOUT.syswrite, child processes) go
+# straight to the real stdout, unbuffered, so they reach the response even
+# when the timeout kills the run or the solution leaves by exit!
+# (issue 16); the array's leading newline keeps it on a line of its own
+# for the client's line-by-line fallback.
 require 'json'
 require 'stringio'
-require 'tempfile'
 
-real_out = IO.new(STDOUT.fileno).dup
-scratch = Tempfile.create('cbout')
-STDOUT.flush
-STDOUT.reopen(scratch)
-
-take_fd_output = lambda do
-  STDOUT.flush
-  scratch.rewind
-  data = scratch.read.to_s
-  scratch.rewind
-  scratch.truncate(0)
-  data.force_encoding('UTF-8').scrub
-end
+real_out = STDOUT
+STDOUT.sync = true
 
 emit = lambda do |items|
-  real_out.write(JSON.generate(items))
-  real_out.write("\n")
+  real_out.write("\n#{JSON.generate(items)}\n")
   real_out.flush
 end
 
@@ -54,7 +45,7 @@ items = calls.map do |args|
   end
   elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - start
   $stdout = STDOUT
-  item = { 'type' => kind, 'value' => value, 'output' => captured.string + take_fd_output.call,
+  item = { 'type' => kind, 'value' => value, 'output' => captured.string,
            'time' => format('%.7f', elapsed) }
   begin
     JSON.generate(item)

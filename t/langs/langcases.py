@@ -215,3 +215,17 @@ CASES["zig"] = {
               " f: []const []const u8, g: []const []const []const u8) []const []const u8 {\n"
               "    return &.{\"asdf\"};\n}\n"),
 }
+
+# Issue 16: output written to fd 1 before a kill or a hard exit is kept.
+# Only languages whose own checker (langs/<slug>/) captures the solution
+# have these; the marker is what stdout must hold.
+FD_MARKER = "fd1-before-the-end"
+CASES["python"]["fd_timeout"] = (
+    "import os\ndef solution(a, b):\n    os.write(1, b'%s\\n')\n    while True:\n        pass\n"
+    % FD_MARKER)
+CASES["python"]["fd_exit"] = (
+    "import os\ndef solution(a, b):\n    os.write(1, b'%s\\n')\n    os._exit(3)\n" % FD_MARKER)
+CASES["ruby"]["fd_timeout"] = (
+    "def solution(a, b)\n  STDOUT.syswrite(\"%s\\n\")\n  loop {}\nend\n" % FD_MARKER)
+CASES["ruby"]["fd_exit"] = (
+    "def solution(a, b)\n  STDOUT.syswrite(\"%s\\n\")\n  exit!(3)\nend\n" % FD_MARKER)

@@ -41,7 +41,7 @@ sys.path.insert(0, HERE)
 import cbcheckers as cb  # noqa: E402
 import cbparse  # noqa: E402
 import tap  # noqa: E402
-from langcases import CASES  # noqa: E402
+from langcases import CASES, FD_MARKER  # noqa: E402
 
 LANGS_DIR = os.path.join(SRCDIR, "langs")
 UNPACKAGED = ("dart", "swift", "zig")
@@ -265,6 +265,21 @@ def main(slug):
              "%s endless loop is killed at the %ds timeout (exit_code null)" % (slug, limit),
              lambda: explain(resp, p))
         t.ok(took < limit + 10, "%s timeout answered in %.1fs" % (slug, took))
+
+        # 8. issue 16: what the solution wrote to fd 1 before the timeout
+        # killed it, or before a hard exit, is in stdout
+        if "fd_timeout" in cases:
+            resp, p, _ = submit(cases["fd_timeout"], timeout_s=limit)
+            t.ok(resp.get("exit_code", 0) is None
+                 and FD_MARKER in (resp.get("stdout") or ""),
+                 "%s fd-1 write then timeout: the write is in stdout" % slug,
+                 lambda: explain(resp, p))
+        if "fd_exit" in cases:
+            resp, p, _ = submit(cases["fd_exit"])
+            t.ok(resp.get("exit_code") not in (0, None)
+                 and FD_MARKER in (resp.get("stdout") or ""),
+                 "%s fd-1 write then hard exit: the write is in stdout" % slug,
+                 lambda: explain(resp, p))
     finally:
         runner.close()
     t.exit()

@@ -64,6 +64,18 @@ def leaves_nothing():
     r = post("/sessions/%s/execute" % sid, body, ctype)
     t.eq(r.status, 400, "conflicting attachments are 400", r)
     t.eq(c.listing(sid, ""), {}, "and none of them was written")
+    # Issue 16: an attachment part without a filename is a 400, and nothing
+    # of the request (not even its valid attachments) is staged.
+    body, ctype = form([("language", "python"), ("code", "open('seen','w').write('ran')"),
+                        ("attachments", "nameless")], [("named.txt", b"kept out")])
+    r = post("/sessions/%s/execute" % sid, body, ctype)
+    check(r, 400, "an attachment part without a filename is 400")
+    t.ok(b"filename" in r.body, "and the error says the filename is missing", r)
+    t.eq(c.listing(sid, ""), {}, "and the session is unchanged (nothing staged, nothing ran)")
+    before_dirs = data_dirs(svc)
+    r = post("/execute", body, ctype)
+    check(r, 400, "/execute: an attachment part without a filename is 400")
+    t.eq(data_dirs(svc), before_dirs, "/execute: and no session directory is left behind")
     c.delete(sid)
     t.eq(live_sessions(svc), before_sessions, "no session record is left over")
 
