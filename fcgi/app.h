@@ -25,6 +25,20 @@ struct rc_app
 
 void rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res);
 
+/* One route as docs/openapi.yaml names it (path templates use {id} and
+ * {path}).  rc_route_list calls fn for every route the router serves: its
+ * own table, then the sessions family's (t/unit/openapi.py compares the
+ * list with the API description). */
+struct rc_route_info
+{
+  const char *method;
+  const char *path;
+};
+void rc_route_list (void (*fn) (const struct rc_route_info *route, void *ud), void *ud);
+/* The sessions family's routes, kept beside its dispatcher. */
+extern const struct rc_route_info rc_api_sessions_routes[];
+extern const size_t rc_api_sessions_n_routes;
+
 /* Handlers, one file per API family. */
 void rc_api_run (struct rc_app *app, const struct rc_http_request *req,
                  struct rc_http_response *res);

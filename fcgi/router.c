@@ -25,8 +25,8 @@ struct route
 static void
 handle_health (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  (void) app;
-  (void) req;
+  (void)app;
+  (void)req;
   res->status = 200;
   res->content_type = "text/plain";
   rc_buf_reset (&res->body);
@@ -38,7 +38,7 @@ static void
 handle_shutdown (struct rc_app *app, const struct rc_http_request *req,
                  struct rc_http_response *res)
 {
-  (void) req;
+  (void)req;
   if (!app->cfg->allow_shutdown)
     {
       rc_http_error (res, 404, "not found");
@@ -54,10 +54,9 @@ handle_shutdown (struct rc_app *app, const struct rc_http_request *req,
 /* Metrics are for the operator: nginx allows only its own allowlist, and
  * the backend answers only requests nginx relayed from loopback. */
 static void
-handle_metrics (struct rc_app *app, const struct rc_http_request *req,
-                struct rc_http_response *res)
+handle_metrics (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  (void) app;
+  (void)app;
   if (req->remote_addr == NULL
       || (strcmp (req->remote_addr, "127.0.0.1") != 0 && strcmp (req->remote_addr, "::1") != 0))
     {
@@ -79,6 +78,18 @@ static const struct route routes[] = {
   { "/health", "HEAD", handle_health, false },
   { "/shutdown", "POST", handle_shutdown, false },
 };
+
+void
+rc_route_list (void (*fn) (const struct rc_route_info *route, void *ud), void *ud)
+{
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+    {
+      struct rc_route_info r = { routes[i].method, routes[i].path };
+      fn (&r, ud);
+    }
+  for (size_t i = 0; i < rc_api_sessions_n_routes; i++)
+    fn (&rc_api_sessions_routes[i], ud);
+}
 
 void
 rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)

@@ -542,6 +542,19 @@ method_not_allowed (struct rc_http_response *res, const char *allow)
   rc_http_error (res, 405, "method not allowed");
 }
 
+/* What the dispatcher below serves, for rc_route_list (keep in step). */
+const struct rc_route_info rc_api_sessions_routes[] = {
+  { "POST", "/execute" },
+  { "POST", "/sessions" },
+  { "DELETE", "/sessions/{id}" },
+  { "POST", "/sessions/{id}/execute" },
+  { "GET", "/sessions/{id}/files/{path}" },
+  { "PUT", "/sessions/{id}/files/{path}" },
+  { "DELETE", "/sessions/{id}/files/{path}" },
+};
+const size_t rc_api_sessions_n_routes
+    = sizeof rc_api_sessions_routes / sizeof rc_api_sessions_routes[0];
+
 bool
 rc_api_sessions_route (struct rc_app *app, const struct rc_http_request *req,
                        struct rc_http_response *res)
