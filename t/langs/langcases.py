@@ -229,3 +229,8 @@ CASES["ruby"]["fd_timeout"] = (
     "def solution(a, b)\n  STDOUT.syswrite(\"%s\\n\")\n  loop {}\nend\n" % FD_MARKER)
 CASES["ruby"]["fd_exit"] = (
     "def solution(a, b)\n  STDOUT.syswrite(\"%s\\n\")\n  exit!(3)\nend\n" % FD_MARKER)
+CASES["php"]["fd_timeout"] = (
+    "<?php\nfunction solution($a, $b) {\n  fwrite(STDOUT, \"%s\\n\");\n  while (true) {}\n}\n"
+    % FD_MARKER)
+CASES["php"]["fd_exit"] = (
+    "<?php\nfunction solution($a, $b) {\n  fwrite(STDOUT, \"%s\\n\");\n  exit(3);\n}\n" % FD_MARKER)
