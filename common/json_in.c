@@ -17,6 +17,7 @@ struct scan
   const char *p, *end;
   const char *msg;
   size_t *counts, n_counts, cap_counts;
+  bool saw_nul; /* the last string scanned held \u0000 */
 };
 
 static void
@@ -38,6 +39,7 @@ static int
 scan_string (struct scan *s)
 {
   s->p++; /* opening quote */
+  s->saw_nul = false;
   while (s->p < s->end)
     {
       unsigned char c = (unsigned char)*s->p++;
@@ -52,6 +54,8 @@ scan_string (struct scan *s)
       c = (unsigned char)*s->p++;
       if (c == 'u')
         {
+          if ((size_t)(s->end - s->p) >= 4 && memcmp (s->p, "0000", 4) == 0)
+            s->saw_nul = true;
           for (int i = 0; i < 4; i++, s->p++)
             if (s->p >= s->end || strchr ("0123456789abcdefABCDEF", *s->p) == NULL || *s->p == 0)
               return scan_fail (s, "invalid JSON: bad \\u escape");
@@ -135,6 +139,10 @@ scan_object (struct scan *s, int depth)
                              "(no trailing comma, no comments)");
       if (scan_string (s) < 0)
         return -1;
+      /* json-c keys are C strings: "lang_slug\u0000x" would become
+       * "lang_slug" and smuggle a second value past the duplicate check. */
+      if (s->saw_nul)
+        return scan_fail (s, "invalid JSON: NUL (\\u0000) in an object key");
       skip_ws (s);
       if (s->p >= s->end || *s->p != ':')
         return scan_fail (s, s->p >= s->end ? "invalid JSON: truncated body"
@@ -305,7 +313,12 @@ rc_json_parse_strict (const char *body, size_t len, const char **msg)
     }
   json_tokener_set_flags (tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
   root = json_tokener_parse_ex (tok, body, (int)len);
-  if (root == NULL || json_tokener_get_error (tok) != json_tokener_success)
+  /* A top-level number has no end mark of its own: a NUL ends it. */
+  if (root == NULL && json_tokener_get_error (tok) == json_tokener_continue)
+    root = json_tokener_parse_ex (tok, "", 1);
+  if (root == NULL && json_tokener_get_error (tok) == json_tokener_success)
+    *msg = "request body must be a JSON object"; /* the document is null */
+  else if (root == NULL || json_tokener_get_error (tok) != json_tokener_success)
     {
       /* The grammar check passed, so this is json-c refusing something
        * valid (or running out of memory): still the client's 400. */

@@ -6,6 +6,8 @@
 #include "fcgi/run/run_request.h"
 #include "t/unit/tap.h"
 
+#include <json-c/json.h>
+
 #include <string.h>
 
 static int
@@ -157,9 +159,39 @@ test_strict (void)
       "nested duplicate key" },
     { "{\"lang_slug\":\"python\\u0000evil\",\"solution_text\":\"x\"}",
       "lang_slug must not contain NUL", "NUL in lang_slug" },
+    { "{\"lang_slug\\u0000x\":\"python\",\"solution_text\":\"x\"}",
+      "NUL (\\u0000) in an object key", "NUL in a key (json-c would cut it to lang_slug)" },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     expect_reject (cases[i].body, 400, cases[i].msg, cases[i].what);
+}
+
+/* What RFC 8259 allows still parses through the strict path. */
+static void
+test_strict_accepts (void)
+{
+  static const char *const ok[] = {
+    "{}",
+    "[]",
+    " \t\r\n{ } ",
+    "0",
+    "-0",
+    "1e5",
+    "-1.5E-3",
+    "2E+2",
+    "\"\"",
+    "true",
+    "{\"a\":[1,[2,{\"b\":{}}],\"\\u00e9\\ud83d\\ude00\\n\\\"\\/\"],\"c\":{\"a\":1}}",
+    "{\"a\":{\"x\":1},\"b\":{\"x\":2}}",
+    "{\"k\":\"\\\\u0000\"}",
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+    {
+      const char *msg = "";
+      struct json_object *o = rc_json_parse_strict (ok[i], strlen (ok[i]), &msg);
+      tap_ok (o != NULL, "strict parse accepts %s (%s)", ok[i], o ? "ok" : msg);
+      json_object_put (o);
+    }
 }
 
 static void
@@ -212,6 +244,7 @@ main (void)
   test_valid ();
   test_invalid ();
   test_strict ();
+  test_strict_accepts ();
   test_lang_checks ();
   return tap_done ();
 }
