@@ -526,64 +526,85 @@ data class ErrorMessage(val value: String) {
 
 
 def _csharp(task):
+    """Written the way Codebattle's C# template is (for the .NET SDK, C# 8+):
+    nullable reference types, records serialized by System.Text.Json,
+    pattern matching, target-typed new(); it does not compile under mono's
+    mcs."""
     body = []
     for i, decls, expr in _checks("csharp", task):
         body.append(_indent(decls, 8))
-        body.append("""        start = DateTime.Now.Ticks;
-        object result%d_ = instance.solution(%s);
-        results.Add(new AssertResult { type = "result", value = result%d_,
-                                       output = TakeOutput(sb),
-                                       time = (DateTime.Now.Ticks - start) / 10000.0 });""" % (i, expr, i))
-    return """using System;
-using System.IO;
-using System.Collections.Generic;
+        body.append("""        watch.Restart();
+        object? result%d_ = instance.solution(%s);
+        results.Add(Collect(result%d_, watch, captured));""" % (i, expr, i))
+    return """using System.Diagnostics;
 using System.Text;
 using System.Text.Json;
+using System.Text.Json.Serialization;
 
 namespace app
 {
+  public record AssertResult(
+      [property: JsonPropertyName("type")] string Type,
+      [property: JsonPropertyName("value")] object? Value,
+      [property: JsonPropertyName("output")] string Output,
+      [property: JsonPropertyName("time")] double Time);
+
+  public record ErrorMessage(
+      [property: JsonPropertyName("type")] string Type,
+      [property: JsonPropertyName("value")] string Value);
+
   public class Checker
   {
+    private static readonly JsonSerializerOptions JsonOptions = new()
+    {
+      Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
+      NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals,
+    };
+
     public static void Test(bool success)
     {
-      TextWriter oldOut = Console.Out;
-      StringBuilder sb = new StringBuilder();
-      List<AssertResult> results = new List<AssertResult>();
-      try {
-        Solution instance = new Solution();
-        long start = 0;
-        Console.SetOut(new StringWriter(sb));
+      TextWriter realOut = Console.Out;
+      var captured = new StringWriter(new StringBuilder());
+      List<AssertResult> results = new();
+      string? failure = null;
+      try
+      {
+        var instance = new Solution();
+        var watch = new Stopwatch();
+        Console.SetOut(captured);
 %s
-        Console.SetOut(oldOut);
-        foreach (AssertResult r in results) Console.WriteLine(r);
-      } catch (Exception e) {
-        Console.SetOut(oldOut);
-        Console.WriteLine(new ErrorMessage { type = "error", value = e.Message });
-        Console.WriteLine(e);
       }
+      catch (Exception e)
+      {
+        failure = e switch
+        {
+          { InnerException: { } inner } => inner.Message,
+          _ => e.Message,
+        };
+        Console.SetOut(realOut);
+        Console.WriteLine(JsonSerializer.Serialize(new ErrorMessage("error", failure), JsonOptions));
+        Console.WriteLine(e);
+        return;
+      }
+      Console.SetOut(realOut);
+      foreach (var result in results)
+        Console.WriteLine(JsonSerializer.Serialize(result, JsonOptions));
     }
 
-    static string TakeOutput(StringBuilder sb)
+    private static AssertResult Collect(object? value, Stopwatch watch, StringWriter captured)
     {
-      string text = sb.ToString();
+      watch.Stop();
+      captured.Flush();
+      var sb = captured.GetStringBuilder();
+      string output = sb.ToString();
       sb.Clear();
-      return text;
-    }
-
-    class AssertResult
-    {
-      public string type { get; set; }
-      public object value { get; set; }
-      public string output { get; set; }
-      public double time { get; set; }
-      public override string ToString() { return JsonSerializer.Serialize(this); }
-    }
-
-    class ErrorMessage
-    {
-      public string type { get; set; }
-      public string value { get; set; }
-      public override string ToString() { return JsonSerializer.Serialize(this); }
+      object? shown = value switch
+      {
+        double d when double.IsNaN(d) || double.IsInfinity(d) => null,
+        null => null,
+        _ => value,
+      };
+      return new AssertResult("result", shown, output, watch.Elapsed.TotalMilliseconds);
     }
   }
 }
