@@ -174,7 +174,9 @@ def explain(resp, parsed):
                (resp.get("stdout") or "")[-3000:], (resp.get("stderr") or "")[-3000:]))
 
 
-def main(slug):
+def main(slug, extra=None):
+    """extra(t, submit, runner): a language's own further cases, run after
+    the common ones on the same runner."""
     t = tap.Tap()
     man = manifest(slug)
     missing = [p for p in man.get("requires", []) if shutil.which(p) is None]
@@ -280,6 +282,9 @@ def main(slug):
                  and FD_MARKER in (resp.get("stdout") or ""),
                  "%s fd-1 write then hard exit: the write is in stdout" % slug,
                  lambda: explain(resp, p))
+
+        if extra:
+            extra(t, submit, runner)
     finally:
         runner.close()
     t.exit()
