@@ -61,7 +61,7 @@ def extra(t, submit, runner):
     if svc is not None:
         r = svc.get("/v1/languages")
         langs = r.json if isinstance(r.json, list) else (r.json or {}).get("languages", [])
-        cs = next((l for l in langs if l.get("slug") == "csharp"), {})
+        cs = next((l for l in langs if l.get("language", l.get("slug")) == "csharp"), {})
         t.ok(".NET SDK" in str(cs.get("version")) if langtest.shutil.which("dotnet")
              else bool(cs.get("version")),
              "GET /v1/languages reports the csharp toolchain: %s" % cs.get("version"),
