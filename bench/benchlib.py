@@ -373,7 +373,36 @@ def _bare_lang_once(slug, man, command, body):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _lang_row(svc, slug, label, command, body, n):
+    """One table-3 row: n warm bare runs alternating with n POST /run."""
+    import cbparse
+    import langtest
+    man = langtest.manifest(slug)
+    body = dict(body, timeout="120s")
+    asserts = langtest.SUM_TASK["asserts"]
+    bare, http = [], []
+    for i in range(n + 1):
+        dt, code, out, errtext = _bare_lang_once(slug, man, command, body)
+        if cbparse.parse(code, out, errtext, asserts)["status"] != "ok":
+            err = "bare run not ok: exit %s %s" % (code, (out + errtext)[-300:])
+            return "| %s | failed: %s | | | |" % (label, err.replace("|", "/").replace("\n", " "))
+        t0 = time.monotonic()
+        r = svc.post_json("/run", body, timeout=300)
+        ht = time.monotonic() - t0
+        j = r.json if isinstance(r.json, dict) else {}
+        if r.status != 200 or cbparse.parse(j.get("exit_code"), j.get("stdout", ""),
+                                            j.get("stderr", ""), asserts)["status"] != "ok":
+            err = "/run not ok: HTTP %d %s" % (r.status, r.text[-300:])
+            return "| %s | failed: %s | | | |" % (label, err.replace("|", "/").replace("\n", " "))
+        if i > 0:
+            bare.append(dt * 1000)
+            http.append(ht * 1000)
+    b, h = statistics.median(bare), statistics.median(http)
+    return "| %s | %.0f | %.0f | %+.0f | %.2f |" % (label, b, h, h - b, h / b)
+
+
 def table_lang(wd, slugs, n):
+    import cbcheckers
     import cbparse
     import langtest
     from langcases import CASES
@@ -393,34 +422,21 @@ def table_lang(wd, slugs, n):
     with rchttp.Service(env={"RUN_CONCURRENCY": "2"}, languages=",".join(avail),
                         start_timeout=180) as svc:
         for slug in avail:
-            man = langtest.manifest(slug)
-            command = langtest.resolved_command(slug).strip()
             body = langtest.request_for(slug, langtest.SUM_TASK, CASES[slug]["ok"])
-            body["timeout"] = "120s"
-            asserts = langtest.SUM_TASK["asserts"]
-            bare, http, err = [], [], None
-            for i in range(n + 1):
-                dt, code, out, errtext = _bare_lang_once(slug, man, command, body)
-                if cbparse.parse(code, out, errtext, asserts)["status"] != "ok":
-                    err = "bare run not ok: exit %s %s" % (code, (out + errtext)[-300:])
-                    break
-                t0 = time.monotonic()
-                r = svc.post_json("/run", body, timeout=300)
-                ht = time.monotonic() - t0
-                j = r.json if isinstance(r.json, dict) else {}
-                if r.status != 200 or cbparse.parse(j.get("exit_code"), j.get("stdout", ""),
-                                                    j.get("stderr", ""), asserts)["status"] != "ok":
-                    err = "/run not ok: HTTP %d %s" % (r.status, r.text[-300:])
-                    break
-                if i > 0:
-                    bare.append(dt * 1000)
-                    http.append(ht * 1000)
-            if err:
-                lines.append("| %s | failed: %s | | | |" % (slug, err.replace("|", "/")
-                                                           .replace("\n", " ")))
-                continue
-            b, h = statistics.median(bare), statistics.median(http)
-            lines.append("| %s | %.0f | %.0f | %+.0f | %.2f |" % (slug, b, h, h - b, h / b))
+            lines.append(_lang_row(svc, slug, slug, langtest.resolved_command(slug).strip(), body, n))
+    # csharp runs on the .NET SDK when dotnet is installed; where mono is
+    # installed too, its row is measured in the same minutes for comparison
+    # (RC_CSHARP_MONO=1 makes langs/csharp resolve to mono; the checker is
+    # the C# 7 variant, since mcs cannot compile Codebattle's).
+    if "csharp" in avail and shutil.which("dotnet") and shutil.which("mono") and shutil.which("mcs"):
+        mono_env = {"RUN_CONCURRENCY": "2", "RC_CSHARP_MONO": "1"}
+        with rchttp.Service(env=mono_env, languages="csharp", start_timeout=180) as svc:
+            body = langtest.request_for("csharp", langtest.SUM_TASK, CASES["csharp"]["ok"])
+            body["checker_text"] = cbcheckers.checker_text("csharp_mono", langtest.SUM_TASK)
+            cmd = subprocess.run(["make", "-n", "-s", "test", "RC_CSHARP_MONO=1"],
+                                 cwd=os.path.join(SRCDIR, "langs", "csharp"), stdin=subprocess.DEVNULL,
+                                 capture_output=True, text=True, check=True).stdout.strip()
+            lines.append(_lang_row(svc, "csharp", "csharp (mono)", cmd, body, n))
     if missing:
         lines += ["", "Not installed here (skipped): %s" % ", ".join(missing)]
     return lines

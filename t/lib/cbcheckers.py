@@ -611,6 +611,73 @@ namespace app
 """ % "\n".join(body)
 
 
+def _csharp_mono(task):
+    """The mono-adapted C# checker (C# 7: no nullable annotations, no
+    records), for comparing the mono fallback with the .NET SDK (bench)."""
+    body = []
+    for i, decls, expr in _checks("csharp", task):
+        body.append(_indent(decls, 8))
+        body.append("""        start = DateTime.Now.Ticks;
+        object result%d_ = instance.solution(%s);
+        results.Add(new AssertResult { type = "result", value = result%d_,
+                                       output = TakeOutput(sb),
+                                       time = (DateTime.Now.Ticks - start) / 10000.0 });""" % (i, expr, i))
+    return """using System;
+using System.IO;
+using System.Collections.Generic;
+using System.Text;
+using System.Text.Json;
+
+namespace app
+{
+  public class Checker
+  {
+    public static void Test(bool success)
+    {
+      TextWriter oldOut = Console.Out;
+      StringBuilder sb = new StringBuilder();
+      List<AssertResult> results = new List<AssertResult>();
+      try {
+        Solution instance = new Solution();
+        long start = 0;
+        Console.SetOut(new StringWriter(sb));
+%s
+        Console.SetOut(oldOut);
+        foreach (AssertResult r in results) Console.WriteLine(r);
+      } catch (Exception e) {
+        Console.SetOut(oldOut);
+        Console.WriteLine(new ErrorMessage { type = "error", value = e.Message });
+        Console.WriteLine(e);
+      }
+    }
+
+    static string TakeOutput(StringBuilder sb)
+    {
+      string text = sb.ToString();
+      sb.Clear();
+      return text;
+    }
+
+    class AssertResult
+    {
+      public string type { get; set; }
+      public object value { get; set; }
+      public string output { get; set; }
+      public double time { get; set; }
+      public override string ToString() { return JsonSerializer.Serialize(this); }
+    }
+
+    class ErrorMessage
+    {
+      public string type { get; set; }
+      public string value { get; set; }
+      public override string ToString() { return JsonSerializer.Serialize(this); }
+    }
+  }
+}
+""" % "\n".join(body)
+
+
 def _golang(task):
     body = []
     checks = _checks("golang", task)
@@ -898,6 +965,7 @@ main = runChecks $ do
 
 
 TEMPLATES = {"cpp": _cpp, "java": _java, "kotlin": _kotlin, "csharp": _csharp,
+             "csharp_mono": _csharp_mono,
              "golang": _golang, "rust": _rust, "swift": _swift, "zig": _zig,
              "dart": _dart, "dlang": _dlang, "haskell": _haskell}
 
