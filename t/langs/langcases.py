@@ -234,3 +234,11 @@ CASES["php"]["fd_timeout"] = (
     % FD_MARKER)
 CASES["php"]["fd_exit"] = (
     "<?php\nfunction solution($a, $b) {\n  fwrite(STDOUT, \"%s\\n\");\n  exit(3);\n}\n" % FD_MARKER)
+# csharp: the client's checker captures Console.Out in memory; a raw write
+# to the process's stdout stream (fd 1) is live.
+_CS_FD = ("    public int solution(int a, int b)\n    {\n"
+          "      using var fd1 = Console.OpenStandardOutput();\n"
+          "      var bytes = System.Text.Encoding.UTF8.GetBytes(\"%s\\n\");\n"
+          "      fd1.Write(bytes, 0, bytes.Length);\n      fd1.Flush();\n" % FD_MARKER)
+CASES["csharp"]["fd_timeout"] = _CS_HEAD + _CS_FD + "      while (true) {}\n    }\n" + _CS_TAIL
+CASES["csharp"]["fd_exit"] = _CS_HEAD + _CS_FD + "      Environment.Exit(3);\n      return 0;\n    }\n" + _CS_TAIL
