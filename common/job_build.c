@@ -17,8 +17,8 @@
 bool
 rc_exec_run_command_is_simple (const char *cmd)
 {
-  static const char *const builtins[] = { ".",      ":",   "source", "cd",     "eval",  "exec",
-                                          "export", "set", "ulimit", "umask",  "trap",  "readonly" };
+  static const char *const builtins[] = { ".",      ":",   "source", "cd",    "eval", "exec",
+                                          "export", "set", "ulimit", "umask", "trap", "readonly" };
   size_t n = strcspn (cmd, " \t");
   size_t i;
 
@@ -45,7 +45,7 @@ static unsigned
 online_cpus (void)
 {
   long n = sysconf (_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (unsigned) n : 1;
+  return n > 0 ? (unsigned)n : 1;
 }
 
 /* Keeps s for the job's lifetime; NULL (and s freed) when out of memory. */
@@ -66,8 +66,8 @@ keep (struct rc_job *job, char *s)
   return s;
 }
 
-static char *
-keepf (struct rc_job *job, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static char *keepf (struct rc_job *job, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
 
 static char *
 keepf (struct rc_job *job, const char *fmt, ...)
@@ -102,8 +102,8 @@ env_push (char ***env, char *kv)
   return 0;
 }
 
-static int
-env_pushf (struct rc_job *job, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static int env_pushf (struct rc_job *job, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
 
 static int
 env_pushf (struct rc_job *job, const char *fmt, ...)
@@ -231,8 +231,9 @@ build_execute_template (struct rc_job *job, const struct rc_lang *lang,
         return rc_error_set (err, ENOMEM, "job argv");
       c->limits.wall_ms = RC_COMPILE_WALL_MS;
       c->limits.cpu_ms = RC_COMPILE_CPU_MS;
-      c->limits.memory_bytes = lang->memory_max > req->limits.memory_bytes ? lang->memory_max
-                                                                            : req->limits.memory_bytes;
+      c->limits.memory_bytes = lang->memory_max > req->limits.memory_bytes
+                                   ? lang->memory_max
+                                   : req->limits.memory_bytes;
       c->limits.output_bytes = RC_COMPILE_OUTPUT_BYTES;
       c->limits.nofile = req->limits.nofile;
       c->limits.fsize_bytes = req->limits.fsize_bytes;
@@ -345,10 +346,10 @@ rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_jo
 
   job->spec.steps = job->steps;
   job->spec.n_steps = job->run_step + 1;
-  job->spec.envp = (const char *const *) job->env;
+  job->spec.envp = (const char *const *)job->env;
   if (lang)
     {
-      job->spec.overlay_paths = (const char *const *) lang->overlay_paths;
+      job->spec.overlay_paths = (const char *const *)lang->overlay_paths;
       job->spec.n_overlay_paths = lang->n_overlay_paths;
     }
   job->spec.tmp_bytes = req->tmp_bytes ? req->tmp_bytes

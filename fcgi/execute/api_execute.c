@@ -94,8 +94,7 @@ render_execute (struct rc_http_response *res, const struct rc_job_result *jr, bo
 }
 
 void
-rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
-                struct rc_http_response *res)
+rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
 {
   const struct rc_config *cfg = app->cfg;
   struct rc_execute_request ex;
@@ -131,7 +130,7 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
   jr.workspace = RC_WORKSPACE_TEMPLATE;
   jr.files = files;
   jr.n_files = ex.n_files;
-  jr.args = (const char *const *) ex.args;
+  jr.args = (const char *const *)ex.args;
   jr.stdin_data = ex.stdin_data;
   jr.stdin_len = ex.stdin_len;
   jr.limits = ex.limits;
@@ -203,7 +202,7 @@ rc_api_languages (struct rc_app *app, const struct rc_http_request *req,
                   struct rc_http_response *res)
 {
   struct rc_buf *b = &res->body;
-  (void) req;
+  (void)req;
   fill_versions (app->langs);
   rc_buf_reset (b);
   rc_buf_append_str (b, "{\"languages\":[");
@@ -243,9 +242,9 @@ rc_api_languages (struct rc_app *app, const struct rc_http_request *req,
       rc_buf_printf (b,
                      ",\"defaultLimits\":{\"wallTimeMs\":%llu,\"idleMs\":%llu,\"cpuMs\":%llu,"
                      "\"memoryMb\":%llu,\"pids\":%llu,\"outputKb\":%llu}}",
-                     (unsigned long long) d->wall_ms, (unsigned long long) d->idle_ms,
-                     (unsigned long long) d->cpu_ms, (unsigned long long) (d->memory_bytes >> 20),
-                     (unsigned long long) d->pids, (unsigned long long) (d->output_bytes / 1024));
+                     (unsigned long long)d->wall_ms, (unsigned long long)d->idle_ms,
+                     (unsigned long long)d->cpu_ms, (unsigned long long)(d->memory_bytes >> 20),
+                     (unsigned long long)d->pids, (unsigned long long)(d->output_bytes / 1024));
     }
   rc_buf_append_str (b, "]}");
   res->status = 200;

@@ -196,8 +196,8 @@ parse_execute (const struct rc_http_request *req, const struct rc_session_config
            || er->lang->execute_run == NULL)
     status = 400, rc_http_error (res, 400, "unsupported language");
   else if (!er->lang->available)
-    status = 501, rc_http_errorf (res, 501, "language %s is not installed on this host",
-                                  er->lang->slug);
+    status = 501,
+    rc_http_errorf (res, 501, "language %s is not installed on this host", er->lang->slug);
   else if (!c.have_code)
     status = 400, rc_http_error (res, 400, "code is required");
   else if (er->code.len && memchr (er->code.data, '\0', er->code.len))

@@ -56,13 +56,15 @@ config (struct rc_config *cfg)
   cfg->sandbox_tmp_size = 32ULL << 20;
 }
 
-static const char *PY = "{\"slug\":\"python\",\"solutionFile\":\"solution.py\",\"memoryMax\":\"512m\","
-                        "\"tmpSize\":\"256m\",\"overlayPaths\":[\"/opt/c\"],"
-                        "\"execute\":{\"run\":\"python3 -B \\\"$MAIN\\\"\",\"main\":\"main.py\"}}";
-static const char *CPP = "{\"slug\":\"cpp\",\"solutionFile\":\"solution.cpp\","
-                         "\"checkerFile\":\"checker.cpp\",\"checkerRequired\":true,\"memoryMax\":\"1g\","
-                         "\"execute\":{\"compile\":\"g++ -o /tmp/a.out *.cpp\",\"run\":\"/tmp/a.out\","
-                         "\"main\":\"main.cpp\"}}";
+static const char *PY
+    = "{\"slug\":\"python\",\"solutionFile\":\"solution.py\",\"memoryMax\":\"512m\","
+      "\"tmpSize\":\"256m\",\"overlayPaths\":[\"/opt/c\"],"
+      "\"execute\":{\"run\":\"python3 -B \\\"$MAIN\\\"\",\"main\":\"main.py\"}}";
+static const char *CPP
+    = "{\"slug\":\"cpp\",\"solutionFile\":\"solution.cpp\","
+      "\"checkerFile\":\"checker.cpp\",\"checkerRequired\":true,\"memoryMax\":\"1g\","
+      "\"execute\":{\"compile\":\"g++ -o /tmp/a.out *.cpp\",\"run\":\"/tmp/a.out\","
+      "\"main\":\"main.cpp\"}}";
 
 static void
 test_rlimit_cpu (void)
@@ -70,7 +72,8 @@ test_rlimit_cpu (void)
   struct rc_limits l = { 0 };
   tap_ok (rc_job_rlimit_cpu_s (&l, 4) == 0, "RLIMIT_CPU: no clock, no rlimit");
   l.wall_ms = 2500;
-  tap_ok (rc_job_rlimit_cpu_s (&l, 4) == 13, "RLIMIT_CPU: ceil(wall) * cpus + 1 without a CPU clock");
+  tap_ok (rc_job_rlimit_cpu_s (&l, 4) == 13,
+          "RLIMIT_CPU: ceil(wall) * cpus + 1 without a CPU clock");
   l.cpu_ms = 1000;
   tap_ok (rc_job_rlimit_cpu_s (&l, 2) == 3, "RLIMIT_CPU: the CPU clock when there is one");
 }
@@ -223,14 +226,16 @@ test_session (void)
   tap_ok (rc_job_build (&job, &cpp, &req, &cfg, &err) == 0, "sessions: builds");
   st = &job.spec.steps[0];
   tap_ok (job.spec.n_steps == 1 && job.spec.workspace == RC_WORKSPACE_BIND
-              && job.spec.bind_dirfd == 7 && job.spec.n_files == 0 && job.spec.tmp_bytes == (64ULL << 20),
+              && job.spec.bind_dirfd == 7 && job.spec.n_files == 0
+              && job.spec.tmp_bytes == (64ULL << 20),
           "sessions: one step in the bound session, nothing written into it");
   tap_ok (argc_of (st->argv) == 5 && strcmp (st->argv[4], "int main(){}") == 0
               && strstr (st->argv[2], "\"$d/main.cpp\"") && strstr (st->argv[2], "exec 2>&1")
               && strstr (st->argv[2], "g++ -o /tmp/a.out *.cpp || exit $?")
               && strstr (st->argv[2], "exec /tmp/a.out \"$@\"") && !strstr (st->argv[2], "ulimit"),
           "sessions: staged under /tmp, compiled there, stderr merged, no ulimit prologue");
-  tap_ok (has_env (&job, "MAIN=" RC_EXEC_STAGE_DIR "/main.cpp"), "sessions: MAIN is the staged file");
+  tap_ok (has_env (&job, "MAIN=" RC_EXEC_STAGE_DIR "/main.cpp"),
+          "sessions: MAIN is the staged file");
   tap_ok (st->limits.nofile == 200 && st->limits.fsize_bytes == (1 << 20) && st->limits.pids == 128
               && st->limits.output_bytes == (10 << 20)
               && st->limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&st->limits, cpus),
@@ -264,7 +269,8 @@ test_command (void)
   rc_job_free (&job);
   req.template_dir = "/elsewhere";
   tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0
-              && strcmp (job.spec.template_dir, "/elsewhere") == 0 && job.spec.tmp_bytes == (256ULL << 20),
+              && strcmp (job.spec.template_dir, "/elsewhere") == 0
+              && job.spec.tmp_bytes == (256ULL << 20),
           "runcell exec: --template over the language directory");
   rc_job_free (&job);
   req.argv = NULL;
@@ -274,7 +280,8 @@ test_command (void)
               && strcmp (job.spec.template_dir, "/langs/x") == 0,
           "runcell exec --lang: the language's command, no solution file invented");
   rc_job_free (&job);
-  tap_ok (rc_job_build (&job, NULL, &req, &cfg, &err) < 0, "runcell exec: no command and no language is an error");
+  tap_ok (rc_job_build (&job, NULL, &req, &cfg, &err) < 0,
+          "runcell exec: no command and no language is an error");
   rc_error_free (&err);
   rc_job_free (&job);
   rc_lang_free (&py);
@@ -284,7 +291,7 @@ int
 main (void)
 {
   long n = sysconf (_SC_NPROCESSORS_ONLN);
-  cpus = n > 0 ? (unsigned) n : 1;
+  cpus = n > 0 ? (unsigned)n : 1;
   test_rlimit_cpu ();
   test_contract ();
   test_execute ();
