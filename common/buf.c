@@ -60,13 +60,13 @@ rc_buf_printf (struct rc_buf *b, const char *fmt, ...)
   va_end (ap);
   if (n < 0)
     return -EINVAL;
-  r = buf_reserve (b, (size_t)n);
+  r = buf_reserve (b, (size_t) n);
   if (r < 0)
     return r;
   va_start (ap, fmt);
-  vsnprintf (b->data + b->len, (size_t)n + 1, fmt, ap);
+  vsnprintf (b->data + b->len, (size_t) n + 1, fmt, ap);
   va_end (ap);
-  b->len += (size_t)n;
+  b->len += (size_t) n;
   return 0;
 }
 
@@ -89,10 +89,9 @@ rc_buf_free (struct rc_buf *b)
 const char *
 rc_outcome_name (enum rc_outcome o)
 {
-  static const char *const names[RC_OUTCOME_COUNT] = { NULL,     "exited", "signalled",
-                                                       "wall",   "idle",   "cpu",
-                                                       "memory", "output", "sandbox_failure" };
-  return (unsigned)o < RC_OUTCOME_COUNT ? names[o] : NULL;
+  static const char *const names[RC_OUTCOME_COUNT]
+      = { NULL, "exited", "signalled", "wall", "idle", "cpu", "memory", "output", "sandbox_failure" };
+  return (unsigned) o < RC_OUTCOME_COUNT ? names[o] : NULL;
 }
 
 const char *

@@ -14,24 +14,14 @@
 #define LANG_SLOTS (MAX_LANGS + 1)
 
 static const char *const outcomes[] = {
-  "ok",
-  "wall",
-  "idle",
-  "cpu",
-  "memory",
-  "output",
-  "output_too_large",
-  "compile_error",
-  "bad_request",
-  "busy",
-  "sandbox_failure",
-  "other",
+  "ok",     "wall",          "idle",        "cpu",  "memory",          "output",
+  "output_too_large", "compile_error", "bad_request", "busy", "sandbox_failure", "other",
 };
 #define N_OUTCOMES (sizeof outcomes / sizeof outcomes[0])
 
 /* Upper bounds of the duration buckets, in seconds. */
-static const double buckets_s[]
-    = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30 };
+static const double buckets_s[] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                    0.25,  0.5,    1,     2.5,  5,     10,   30 };
 #define N_BUCKETS (sizeof buckets_s / sizeof buckets_s[0])
 
 struct histogram
@@ -89,7 +79,7 @@ static void
 observe (struct histogram *h, uint64_t us)
 {
   size_t b;
-  for (b = 0; b < N_BUCKETS && (double)us / 1e6 > buckets_s[b]; b++)
+  for (b = 0; b < N_BUCKETS && (double) us / 1e6 > buckets_s[b]; b++)
     ;
   atomic_fetch_add_explicit (&h->count[b], 1, memory_order_relaxed);
   atomic_fetch_add_explicit (&h->sum_us, us, memory_order_relaxed);
@@ -121,7 +111,7 @@ rc_metrics_count_oom (void)
 void
 rc_metrics_count_clock_kill (enum rc_outcome kind)
 {
-  if (m && (unsigned)kind < RC_OUTCOME_COUNT)
+  if (m && (unsigned) kind < RC_OUTCOME_COUNT)
     atomic_fetch_add_explicit (&m->clock_kills[kind], 1, memory_order_relaxed);
 }
 
@@ -148,13 +138,13 @@ render_histogram (struct rc_buf *out, const char *name, const char *help, struct
     {
       cumulative += atomic_load_explicit (&h->count[b], memory_order_relaxed);
       rc_buf_printf (out, "%s_bucket{le=\"%g\"} %llu\n", name, buckets_s[b],
-                     (unsigned long long)cumulative);
+                     (unsigned long long) cumulative);
     }
   cumulative += atomic_load_explicit (&h->count[N_BUCKETS], memory_order_relaxed);
   rc_buf_printf (out, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n", name,
-                 (unsigned long long)cumulative, name,
-                 (double)atomic_load_explicit (&h->sum_us, memory_order_relaxed) / 1e6, name,
-                 (unsigned long long)atomic_load_explicit (&h->total, memory_order_relaxed));
+                 (unsigned long long) cumulative, name,
+                 (double) atomic_load_explicit (&h->sum_us, memory_order_relaxed) / 1e6, name,
+                 (unsigned long long) atomic_load_explicit (&h->total, memory_order_relaxed));
 }
 
 void
@@ -172,7 +162,8 @@ rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots,
         if (v == 0)
           continue;
         rc_buf_printf (out, "runcell_jobs_total{language=\"%s\",outcome=\"%s\"} %llu\n",
-                       l < n_lang_names ? lang_names[l] : "", outcomes[o], (unsigned long long)v);
+                       l < n_lang_names ? lang_names[l] : "", outcomes[o],
+                       (unsigned long long) v);
       }
   render_histogram (out, "runcell_job_setup_seconds",
                     "Sandbox setup time from fork to the first exec.", &m->setup);
@@ -196,12 +187,12 @@ rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots,
                  "runcell_worker_restarts_total %llu\n"
                  "# HELP runcell_clock_kills_total Jobs ended by a limit, by limit.\n"
                  "# TYPE runcell_clock_kills_total counter\n",
-                 slots, busy_slots, (unsigned long long)busy_rejections,
-                 (unsigned long long)atomic_load (&m->oom_kills),
-                 (unsigned long long)atomic_load (&m->sandbox_failures),
-                 (unsigned long long)atomic_load (&m->worker_restarts));
+                 slots, busy_slots, (unsigned long long) busy_rejections,
+                 (unsigned long long) atomic_load (&m->oom_kills),
+                 (unsigned long long) atomic_load (&m->sandbox_failures),
+                 (unsigned long long) atomic_load (&m->worker_restarts));
   for (int k = RC_OUTCOME_WALL; k <= RC_OUTCOME_OUTPUT; k++)
     rc_buf_printf (out, "runcell_clock_kills_total{limit=\"%s\"} %llu\n",
-                   rc_outcome_limit ((enum rc_outcome)k),
-                   (unsigned long long)atomic_load (&m->clock_kills[k]));
+                   rc_outcome_limit ((enum rc_outcome) k),
+                   (unsigned long long) atomic_load (&m->clock_kills[k]));
 }

@@ -42,8 +42,8 @@ struct rc_sandbox
   bool have_seccomp;
   struct rc_cgroup_slot **slots; /* opened lazily, cfg->concurrency entries */
   unsigned n_slots;
-  bool *slot_verified; /* the uid scan passed once for this slot */
-  pid_t *dying_init;   /* per slot: an init killed but not yet reaped, or 0 */
+  bool *slot_verified;         /* the uid scan passed once for this slot */
+  pid_t *dying_init;           /* per slot: an init killed but not yet reaped, or 0 */
   /* A pre-started init waiting for the next job (spawn.c), when enabled. */
   enum rc_prestart prestart;
   pid_t warm_pid; /* 0: none */
@@ -139,7 +139,7 @@ struct rc_watch
   struct rc_step_result *res;
   /* combined output budget shared by the steps of a job */
   uint64_t *output_used;
-  bool killed;           /* out: a limit killed the sandbox (later steps cannot run) */
+  bool killed; /* out: a limit killed the sandbox (later steps cannot run) */
   enum rc_outcome fired; /* the first limit that fired, or NONE */
 };
 int rc_watch_run (struct rc_watch *w, rc_err_t *err);

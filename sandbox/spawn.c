@@ -191,7 +191,8 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
  * never read is drained first: a unix socket closed with unread data
  * makes the peer's next read fail with ECONNRESET before it sees the FAIL
  * message, and the step name would be lost. */
-static void __attribute__ ((noreturn)) init_exit_after_fail (struct rc_job *job)
+static void __attribute__ ((noreturn))
+init_exit_after_fail (struct rc_job *job)
 {
   char sink[512];
   while (recv (job->ctl_i, sink, sizeof sink, MSG_DONTWAIT) > 0)
@@ -421,8 +422,8 @@ static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, in
   char cbuf[CMSG_SPACE (sizeof fds)];
   struct rc_ctl m;
   struct iovec iov = { .iov_base = &m, .iov_len = sizeof m };
-  struct msghdr mh
-      = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                       .msg_controllen = sizeof cbuf };
   const struct rc_mount_plan *plan;
   const char *step = NULL;
   struct cmsghdr *c;
