@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include "common/config.h"
+#include "common/job_build.h"
 #include "common/lang.h"
 #include "common/log.h"
 #include "sandbox/sandbox.h"
@@ -220,20 +221,23 @@ print_summary (FILE *f, const struct rc_job_result *res, int code)
   for (i = 0; i < res->n_steps; i++)
     {
       const struct rc_step_result *r = &res->steps[i];
-      const char *limit = rc_limit_name (r->limit);
+      const char *limit = rc_outcome_limit (r->outcome);
       fprintf (f, "%s{\"ran\":%s,\"exit_code\":%d,\"signal\":%d,\"limit\":", i ? "," : "",
                r->ran ? "true" : "false", r->exited ? r->exit_code : -1, r->term_signal);
       if (limit)
         json_str (f, limit);
       else
         fputs ("null", f);
+      /* The flags are the verdict's, rendered for the tests' summaries. */
       fprintf (f,
-               ",\"timed_out\":%s,\"idle_timed_out\":%s,\"oom_killed\":%s,\"truncated\":%s,"
-               "\"output_overflow\":%s,\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,"
-               "\"stdout_bytes\":%zu,\"stderr_bytes\":%zu}",
-               r->timed_out ? "true" : "false", r->idle_timed_out ? "true" : "false",
-               r->oom_killed ? "true" : "false", r->truncated ? "true" : "false",
-               r->output_overflow ? "true" : "false", (unsigned long long)r->wall_ms,
+               ",\"outcome\":\"%s\",\"timed_out\":%s,\"idle_timed_out\":%s,\"oom_killed\":%s,"
+               "\"truncated\":%s,\"output_overflow\":%s,\"wall_ms\":%llu,\"cpu_ms\":%llu,"
+               "\"memory_peak_kb\":%llu,\"stdout_bytes\":%zu,\"stderr_bytes\":%zu}",
+               rc_outcome_name (r->outcome) ? rc_outcome_name (r->outcome) : "none",
+               r->outcome == RC_OUTCOME_WALL || r->outcome == RC_OUTCOME_CPU ? "true" : "false",
+               r->outcome == RC_OUTCOME_IDLE ? "true" : "false",
+               r->outcome == RC_OUTCOME_MEMORY ? "true" : "false", r->truncated ? "true" : "false",
+               r->outcome == RC_OUTCOME_OUTPUT ? "true" : "false", (unsigned long long)r->wall_ms,
                (unsigned long long)r->cpu_ms, (unsigned long long)r->memory_peak_kb, r->out.len,
                r->err.len);
     }
@@ -287,11 +291,10 @@ cmd_exec (int argc, char **argv)
   const struct rc_lang *lang = NULL;
   struct rc_sandbox *sb = NULL;
   enum rc_sandbox_mode mode;
-  struct rc_job_spec spec = { 0 };
-  struct rc_step step = { 0 };
+  struct rc_job_request jr = { 0 };
+  struct rc_job job = { 0 };
   struct rc_job_result res = { 0 };
-  const char *sh_argv[] = { "/bin/sh", "-c", NULL, NULL };
-  char cgname[64], **env = NULL, *stdin_data = NULL;
+  char cgname[64], *stdin_data = NULL;
   size_t stdin_len = 0;
   uint64_t *times = NULL;
   rc_err_t err = NULL;
@@ -335,12 +338,6 @@ cmd_exec (int argc, char **argv)
       goto out;
     }
 
-  env = rc_job_env_build (&cfg, lang);
-  if (env == NULL)
-    {
-      fprintf (stderr, "runcell: out of memory\n");
-      goto out;
-    }
   if (lang)
     {
       /* The language's defaults, then what the command line says. */
@@ -360,41 +357,26 @@ cmd_exec (int argc, char **argv)
       if (o.output_set)
         l.stream_bytes = o.limits.stream_bytes;
       o.limits = l;
-      if (o.tmp_bytes == 0)
-        o.tmp_bytes = lang->tmp_size;
-      if (o.template_dir == NULL)
-        o.template_dir = lang->dir;
-      spec.overlay_paths = (const char *const *)lang->overlay_paths;
-      spec.n_overlay_paths = lang->n_overlay_paths;
     }
   if (o.limits.wall_ms == 0)
     o.limits.wall_ms = cfg.timeout_default_ms ? cfg.timeout_default_ms : 30000;
   if (!o.output_set && o.limits.stream_bytes == 0)
     o.limits.stream_bytes = cfg.output_max;
-  if (o.limits.rlimit_as == 0)
-    o.limits.rlimit_as = cfg.memory_max;
-  if (o.tmp_bytes == 0)
-    o.tmp_bytes = cfg.sandbox_tmp_size;
 
-  if (o.argv[0])
-    step.argv = (const char *const *)o.argv;
-  else
-    {
-      sh_argv[2] = lang->command;
-      step.argv = sh_argv;
-    }
-  step.stdin_data = stdin_data;
-  step.stdin_len = stdin_len;
-  step.limits = o.limits;
-  spec.slot = o.slot;
-  spec.workspace = RC_WORKSPACE_TEMPLATE;
-  spec.template_dir = o.template_dir;
-  spec.files = o.files;
-  spec.n_files = o.n_files;
-  spec.steps = &step;
-  spec.n_steps = 1;
-  spec.envp = (const char *const *)env;
-  spec.tmp_bytes = o.tmp_bytes;
+  /* The one builder: the command as given, or the language's own. */
+  jr.kind = RC_JOB_COMMAND;
+  jr.workspace = RC_WORKSPACE_TEMPLATE;
+  jr.argv = o.argv[0] ? (const char *const *)o.argv : NULL;
+  jr.files = o.files;
+  jr.n_files = o.n_files;
+  jr.stdin_data = stdin_data;
+  jr.stdin_len = stdin_len;
+  jr.limits = o.limits;
+  jr.template_dir = o.template_dir;
+  jr.tmp_bytes = o.tmp_bytes;
+  if (rc_job_build (&job, lang, &jr, &cfg, &err) < 0)
+    goto fail;
+  job.spec.slot = o.slot;
 
   if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0)
     {
@@ -422,7 +404,7 @@ cmd_exec (int argc, char **argv)
     {
       uint64_t t = now_us ();
       rc_job_result_free (&res);
-      if (rc_sandbox_run (sb, &spec, &res, &err) < 0)
+      if (rc_sandbox_run (sb, &job.spec, &res, &err) < 0)
         goto fail;
       if (rc_sandbox_slot_clean (sb, o.slot, &err) < 0)
         goto fail;
@@ -472,8 +454,8 @@ out:
   rc_sandbox_close (sb);
   if (teardown)
     rc_sandbox_host_teardown (&cfg);
+  rc_job_free (&job);
   rc_lang_table_free (&langs);
-  rc_strv_free (env);
   free (stdin_data);
   free (times);
   for (size_t i = 0; i < o.n_files; i++)

@@ -87,24 +87,17 @@ rc_buf_free (struct rc_buf *b)
 }
 
 const char *
-rc_limit_name (enum rc_limit_kind kind)
+rc_outcome_name (enum rc_outcome o)
 {
-  switch (kind)
-    {
-    case RC_LIMIT_WALL:
-      return "wall";
-    case RC_LIMIT_IDLE:
-      return "idle";
-    case RC_LIMIT_CPU:
-      return "cpu";
-    case RC_LIMIT_MEMORY:
-      return "memory";
-    case RC_LIMIT_OUTPUT:
-      return "output";
-    case RC_LIMIT_NONE:
-      break;
-    }
-  return NULL;
+  static const char *const names[RC_OUTCOME_COUNT]
+      = { NULL, "exited", "signalled", "wall", "idle", "cpu", "memory", "output", "sandbox_failure" };
+  return (unsigned) o < RC_OUTCOME_COUNT ? names[o] : NULL;
+}
+
+const char *
+rc_outcome_limit (enum rc_outcome o)
+{
+  return o >= RC_OUTCOME_WALL && o <= RC_OUTCOME_OUTPUT ? rc_outcome_name (o) : NULL;
 }
 
 void

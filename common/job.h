@@ -38,21 +38,36 @@ struct rc_limits
   uint64_t memory_bytes;  /* cgroup memory limit, swap off */
   uint64_t pids;          /* cgroup pids.max */
   uint64_t output_bytes;  /* combined stdout+stderr budget: past it, drop + truncated */
-  uint64_t stream_bytes;  /* per-stream cap: past it the step is killed, output_overflow */
-  uint64_t rlimit_cpu_s;  /* RLIMIT_CPU seconds (0: derived from wall_ms) */
+  uint64_t stream_bytes;  /* per-stream cap: past it the step is killed, the step is killed: OUTPUT */
+  uint64_t rlimit_cpu_s;  /* RLIMIT_CPU seconds (0: none); set by rc_job_build only */
   uint64_t rlimit_as;     /* RLIMIT_AS bytes, 0 = unset (RUN_MEMORY_MAX) */
+  uint64_t nofile;        /* RLIMIT_NOFILE: open files (0: the sandbox's 256) */
+  uint64_t fsize_bytes;   /* RLIMIT_FSIZE: largest file a write may make (0: none) */
 };
 
-enum rc_limit_kind
+/* How a step ended: the one verdict, decided by the sandbox in one place
+ * (sandbox/supervise.c, rc_step_decide) and only rendered by the API
+ * layer.  A limit that fired wins over the exit status it caused (a wall
+ * kill is WALL, not SIGNALLED). */
+enum rc_outcome
 {
-  RC_LIMIT_NONE = 0,
-  RC_LIMIT_WALL,
-  RC_LIMIT_IDLE,
-  RC_LIMIT_CPU,
-  RC_LIMIT_MEMORY,
-  RC_LIMIT_OUTPUT, /* a stream went over stream_bytes */
+  RC_OUTCOME_NONE = 0,   /* the step did not run (an earlier step stopped the job) */
+  RC_OUTCOME_EXITED,     /* exit_code is the program's */
+  RC_OUTCOME_SIGNALLED,  /* term_signal killed it, no limit of ours */
+  RC_OUTCOME_WALL,       /* wall_ms */
+  RC_OUTCOME_IDLE,       /* idle_ms */
+  RC_OUTCOME_CPU,        /* cpu_ms, or the RLIMIT_CPU backstop (SIGXCPU) */
+  RC_OUTCOME_MEMORY,     /* the cgroup's OOM killer */
+  RC_OUTCOME_OUTPUT,     /* a stream went over stream_bytes */
+  RC_OUTCOME_SANDBOX,    /* the sandbox failed; the job has no result */
 };
-const char *rc_limit_name (enum rc_limit_kind kind); /* "wall", "idle", ... or NULL */
+#define RC_OUTCOME_COUNT (RC_OUTCOME_SANDBOX + 1)
+/* "exited", "signalled", "wall", "idle", "cpu", "memory", "output",
+ * "sandbox_failure"; NULL for NONE. */
+const char *rc_outcome_name (enum rc_outcome o);
+/* The limit that ended the step ("wall", "idle", "cpu", "memory",
+ * "output"), or NULL when none did. */
+const char *rc_outcome_limit (enum rc_outcome o);
 
 /* The limits a request, a manifest's defaultLimits and the operator's
  * ceilings name, one table for the three: the JSON key, the RUN_MAX_*
@@ -119,15 +134,12 @@ struct rc_job_spec
 struct rc_step_result
 {
   bool ran;          /* false if an earlier step stopped the job */
+  enum rc_outcome outcome; /* the verdict */
+  /* The raw wait status, whatever the verdict (a wall kill is SIGKILL). */
   bool exited;       /* true: exit_code valid; false: killed by term_signal */
   int exit_code;
   int term_signal;
-  enum rc_limit_kind limit; /* which limit ended the step, or NONE */
-  bool timed_out;    /* wall or cpu */
-  bool idle_timed_out;
-  bool oom_killed;
-  bool truncated;       /* output_bytes budget exceeded, bytes dropped */
-  bool output_overflow; /* stream_bytes exceeded, step killed */
+  bool truncated;    /* output_bytes budget exceeded, bytes dropped (not an ending) */
   struct rc_buf out;
   struct rc_buf err;
   uint64_t wall_ms;

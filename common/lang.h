@@ -7,7 +7,7 @@
  *
  * manifest.json fields:
  *   slug            "python"
- *   aliases         ["py"]                   other names for /v1/execute
+ *   aliases         ["py"]                   other names (/v1/execute, sessions)
  *   inputDir        "check" ("lib" for dart)
  *   solutionFile    "solution.py"
  *   checkerFile     "checker.cpp" or null
@@ -21,13 +21,16 @@
  *   defaultLimits   {wallTimeMs, idleMs, cpuMs, memoryMb, pids, outputKb}
  *   execute         {"compile": "...sh...", "run": "...sh...", "main": "main.py"}
  *                   (optional: how /v1/execute and sessions compile and run
- *                   files).  Both are run as `sh -c CMD sh ARGS...` in the
- *                   workspace: $MAIN is the entry file (the request's first
- *                   file, or "main" when none is given), "$@" the request's
- *                   args.  Compile output goes under /tmp (e.g. /tmp/a.out)
- *                   so nothing is left in a session directory.
+ *                   files; rc_job_build turns them into steps).  Run as
+ *                   `sh -c CMD sh ARGS...` with cwd /sandbox: $MAIN is the
+ *                   entry file (the request's first file; for a session the
+ *                   code staged as /tmp/.runcell-exec/<main>), "$@" the
+ *                   request's args (appended to a run command that does not
+ *                   name them), $RUNCELL_LANG_DIR the language directory.
+ *                   Compile output goes under /tmp (e.g. /tmp/a.out) so
+ *                   nothing is left in a session directory.
  *                   Example: {"compile": "g++ -O2 -o /tmp/a.out \"$MAIN\"",
- *                             "run": "/tmp/a.out \"$@\""}
+ *                             "run": "/tmp/a.out"}
  *   unavailableReason  "Dart is not packaged by Debian 12" (optional)
  */
 #ifndef RUNCELL_COMMON_LANG_H

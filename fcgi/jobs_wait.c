@@ -140,10 +140,10 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
           res->log_prestarted = result->prestarted;
           for (size_t i = 0; i < result->n_steps; i++)
             {
-              if (result->steps[i].oom_killed)
+              if (result->steps[i].outcome == RC_OUTCOME_MEMORY)
                 rc_metrics_count_oom ();
-              if (result->steps[i].limit != RC_LIMIT_NONE)
-                rc_metrics_count_clock_kill (result->steps[i].limit);
+              if (rc_outcome_limit (result->steps[i].outcome))
+                rc_metrics_count_clock_kill (result->steps[i].outcome);
             }
         }
       else
@@ -152,7 +152,7 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
           rc_log (RC_LOG_ERROR, "sandbox_failure", "slot %d: %s", slot, rc_error_text (err));
           rc_error_free (&err);
           rc_http_error (res, 500, "internal");
-          res->log_outcome = "sandbox_failure";
+          res->log_outcome = rc_outcome_name (RC_OUTCOME_SANDBOX);
         }
     }
   if (clean_after_reply)

@@ -36,7 +36,7 @@ struct metrics
   _Atomic uint64_t jobs[LANG_SLOTS][N_OUTCOMES];
   struct histogram setup, run, request;
   _Atomic uint64_t oom_kills;
-  _Atomic uint64_t clock_kills[RC_LIMIT_OUTPUT + 1];
+  _Atomic uint64_t clock_kills[RC_OUTCOME_COUNT];
   _Atomic uint64_t sandbox_failures;
   _Atomic uint64_t worker_restarts;
 };
@@ -109,9 +109,9 @@ rc_metrics_count_oom (void)
 }
 
 void
-rc_metrics_count_clock_kill (enum rc_limit_kind kind)
+rc_metrics_count_clock_kill (enum rc_outcome kind)
 {
-  if (m && kind <= RC_LIMIT_OUTPUT)
+  if (m && (unsigned) kind < RC_OUTCOME_COUNT)
     atomic_fetch_add_explicit (&m->clock_kills[kind], 1, memory_order_relaxed);
 }
 
@@ -191,8 +191,8 @@ rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots,
                  (unsigned long long) atomic_load (&m->oom_kills),
                  (unsigned long long) atomic_load (&m->sandbox_failures),
                  (unsigned long long) atomic_load (&m->worker_restarts));
-  for (int k = RC_LIMIT_WALL; k <= RC_LIMIT_OUTPUT; k++)
+  for (int k = RC_OUTCOME_WALL; k <= RC_OUTCOME_OUTPUT; k++)
     rc_buf_printf (out, "runcell_clock_kills_total{limit=\"%s\"} %llu\n",
-                   rc_limit_name ((enum rc_limit_kind) k),
+                   rc_outcome_limit ((enum rc_outcome) k),
                    (unsigned long long) atomic_load (&m->clock_kills[k]));
 }

@@ -19,7 +19,7 @@ int rc_metrics_create (const struct rc_lang_table *langs);
 void rc_metrics_record_request (const char *lang, const char *outcome, uint64_t setup_us,
                                 uint64_t run_us, uint64_t total_us);
 void rc_metrics_count_oom (void);
-void rc_metrics_count_clock_kill (enum rc_limit_kind kind);
+void rc_metrics_count_clock_kill (enum rc_outcome kind);
 void rc_metrics_count_sandbox_failure (void);
 void rc_metrics_count_worker_restart (void);
 void rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots,

@@ -65,17 +65,16 @@ set_rlimit (int resource, rlim_t value)
   return setrlimit (resource, &rl);
 }
 
+/* Every rlimit of the step comes from its rc_limits (rc_job_build fills
+ * them); only the fixed ones are ours: no core dumps, and NPROC per uid. */
 int
-rc_child_set_rlimits (const struct rc_limits *limits, uint64_t rlimit_as)
+rc_child_set_rlimits (const struct rc_limits *limits)
 {
-  uint64_t cpu_s = limits->rlimit_cpu_s;
-  /* Derived from the wall clock when unset: a backstop one second past the
-   * point where the wall clock fires anyway. */
-  if (cpu_s == 0 && limits->wall_ms)
-    cpu_s = (limits->wall_ms + 999) / 1000 + 1;
-  if (cpu_s && set_rlimit (RLIMIT_CPU, (rlim_t)cpu_s) < 0)
+  if (limits->rlimit_cpu_s && set_rlimit (RLIMIT_CPU, (rlim_t)limits->rlimit_cpu_s) < 0)
     return -1;
-  if (set_rlimit (RLIMIT_NOFILE, 256) < 0)
+  if (set_rlimit (RLIMIT_NOFILE, (rlim_t)(limits->nofile ? limits->nofile : 256)) < 0)
+    return -1;
+  if (limits->fsize_bytes && set_rlimit (RLIMIT_FSIZE, (rlim_t)limits->fsize_bytes) < 0)
     return -1;
   /* Per uid system-wide; slot uids are not shared, so 256 only bounds this
    * job (the cgroup pids.max is the real limit). */
@@ -83,7 +82,7 @@ rc_child_set_rlimits (const struct rc_limits *limits, uint64_t rlimit_as)
     return -1;
   if (set_rlimit (RLIMIT_CORE, 0) < 0)
     return -1;
-  if (rlimit_as && set_rlimit (RLIMIT_AS, (rlim_t)rlimit_as) < 0)
+  if (limits->rlimit_as && set_rlimit (RLIMIT_AS, (rlim_t)limits->rlimit_as) < 0)
     return -1;
   return 0;
 }

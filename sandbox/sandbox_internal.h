@@ -132,18 +132,26 @@ struct rc_watch
   int (*read_exit) (void *ctx, int *wstatus, rc_err_t *err);
   int (*cpu_us) (void *ctx, uint64_t *usage_us);
   void (*kill) (void *ctx);
+  /* OOM kills the step's cgroup counted (NULL: no memory cgroup); read
+   * once the step ended, for the verdict. */
+  int (*oom_kills) (void *ctx, uint64_t *n, rc_err_t *err);
   void *ctx;
   struct rc_step_result *res;
   /* combined output budget shared by the steps of a job */
   uint64_t *output_used;
   bool killed; /* out: a limit killed the sandbox (later steps cannot run) */
+  enum rc_outcome fired; /* the first limit that fired, or NONE */
 };
 int rc_watch_run (struct rc_watch *w, rc_err_t *err);
 /* Fills exited/exit_code/term_signal from a wait status. */
 void rc_step_set_status (struct rc_step_result *r, int wstatus);
+/* The verdict, in one place: the first limit that fired, else an OOM kill,
+ * else SIGXCPU (the RLIMIT_CPU backstop), else the wait status. */
+enum rc_outcome rc_step_decide (const struct rc_step_result *r, enum rc_outcome fired,
+                                uint64_t oom_kills);
 
 /* Child-side helpers (async-signal-safe, used between fork and exec). */
-int rc_child_set_rlimits (const struct rc_limits *limits, uint64_t rlimit_as);
+int rc_child_set_rlimits (const struct rc_limits *limits);
 /* Moves fds to 0, 1, 2 even if they collide; in < 0 means /dev/null. */
 int rc_child_setup_stdio (int in, int out, int errfd);
 /* Writes "sandbox: <step> errno=N" to fd and _exit(127)s. */

@@ -145,7 +145,7 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
     rc_child_fail (errfd, "setsid", errno);
   if (rc_child_setup_stdio (f->in_r, f->out_w, f->err_w) < 0)
     rc_child_fail (errfd, "stdio", errno);
-  if (rc_child_set_rlimits (&st->limits, st->limits.rlimit_as) < 0)
+  if (rc_child_set_rlimits (&st->limits) < 0)
     rc_child_fail (errfd, "rlimits", errno);
   /* setgroups first: root's supplementary groups (disk, adm) must not
    * survive the uid change. */
@@ -623,6 +623,13 @@ job_cpu_us (void *ctx, uint64_t *us)
 }
 
 static int
+job_oom_kills (void *ctx, uint64_t *n, rc_err_t *err)
+{
+  struct rc_job *job = ctx;
+  return rc_cgroup_slot_oom_kills (job->slot, n, err);
+}
+
+static int
 job_read_exit (void *ctx, int *wstatus, rc_err_t *err)
 {
   struct rc_job *job = ctx;
@@ -881,11 +888,12 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
         .read_exit = job_read_exit,
         .cpu_us = job_cpu_us,
         .kill = job_kill,
+        .oom_kills = job_oom_kills,
         .ctx = &job,
         .res = r,
         .output_used = &output_used,
       };
-      uint64_t ooms = 0, peak = 0;
+      uint64_t peak = 0;
 
       if (i > 0
           && rc_cgroup_slot_prepare (job.slot, st->limits.memory_bytes,
@@ -907,18 +915,8 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
         }
       if (rc_watch_run (&w, err) < 0)
         goto out;
-      if (rc_cgroup_slot_oom_kills (job.slot, &ooms, err) < 0)
-        {
-          rc_error_wrap (err, "sandbox: cgroup oom count errno=%d", (*err)->status);
-          goto out;
-        }
-      if (ooms > 0)
-        {
-          r->oom_killed = true;
-          if (r->limit == RC_LIMIT_NONE)
-            r->limit = RC_LIMIT_MEMORY;
-          append_oom_line (r, st->limits.memory_bytes);
-        }
+      if (r->outcome == RC_OUTCOME_MEMORY)
+        append_oom_line (r, st->limits.memory_bytes);
       if (rc_cgroup_slot_memory_peak (job.slot, &peak, err) < 0)
         {
           rc_error_wrap (err, "sandbox: cgroup memory peak errno=%d", (*err)->status);
@@ -928,7 +926,7 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
        * be reset per job (cgroup v2 before 6.12) and an earlier step peaked
        * higher, the sampled fallback can miss the spike: report at least
        * the limit the kernel enforced. */
-      if (r->oom_killed && peak < st->limits.memory_bytes)
+      if (r->outcome == RC_OUTCOME_MEMORY && peak < st->limits.memory_bytes)
         peak = st->limits.memory_bytes;
       r->memory_peak_kb = peak / 1024;
       if (w.killed || job.init_dead)

@@ -9,14 +9,17 @@
  * loop overshoots by at most that).  The first clock to fire kills the
  * whole sandbox through w->kill; what was read so far is kept.
  *
- * Output caps: stream_bytes per stream is a hard limit (kill, flag
- * output_overflow, limit OUTPUT); output_bytes is a combined budget for the
+ * Output caps: stream_bytes per stream is a hard limit (kill, outcome
+ * OUTPUT); output_bytes is a combined budget for the
  * job (bytes past it are dropped, truncated=true, the program keeps running
  * and its pipes keep being drained so it never blocks on a full pipe).
  *
  * After the main process ended we keep reading until both pipes reach EOF,
  * but at most RC_DRAIN_MS: a background process still holding a pipe
  * cannot stretch the step; it dies with the sandbox at the end of the job.
+ *
+ * The step's verdict (rc_outcome) is decided here and nowhere else:
+ * rc_step_decide, once the step ended.
  */
 #include "config.h"
 
@@ -53,36 +56,28 @@ rc_step_set_status (struct rc_step_result *r, int wstatus)
     }
 }
 
-static void
-watch_fire (struct rc_watch *w, enum rc_limit_kind kind)
+enum rc_outcome
+rc_step_decide (const struct rc_step_result *r, enum rc_outcome fired, uint64_t oom_kills)
 {
-  struct rc_step_result *r = w->res;
+  if (fired != RC_OUTCOME_NONE)
+    return fired;
+  if (oom_kills > 0)
+    return RC_OUTCOME_MEMORY;
+  if (!r->exited && r->term_signal == SIGXCPU)
+    return RC_OUTCOME_CPU;
+  return r->exited ? RC_OUTCOME_EXITED : RC_OUTCOME_SIGNALLED;
+}
+
+static void
+watch_fire (struct rc_watch *w, enum rc_outcome kind)
+{
   if (!w->killed)
     {
       w->kill (w->ctx);
       w->killed = true;
     }
-  if (r->limit != RC_LIMIT_NONE)
-    return; /* the first limit to fire is the one reported */
-  r->limit = kind;
-  switch (kind)
-    {
-    case RC_LIMIT_WALL:
-    case RC_LIMIT_CPU:
-      r->timed_out = true;
-      break;
-    case RC_LIMIT_IDLE:
-      r->idle_timed_out = true;
-      break;
-    case RC_LIMIT_OUTPUT:
-      r->output_overflow = true;
-      break;
-    case RC_LIMIT_MEMORY:
-      r->oom_killed = true;
-      break;
-    case RC_LIMIT_NONE:
-      break;
-    }
+  if (w->fired == RC_OUTCOME_NONE)
+    w->fired = kind; /* the first limit to fire is the one reported */
 }
 
 /* Accounts n bytes read from one stream: the per-stream cap kills, the
@@ -112,7 +107,7 @@ watch_take (struct rc_watch *w, struct rc_buf *buf, uint64_t *stream_total, cons
   if (keep && rc_buf_append (buf, data, keep) < 0)
     return -ENOMEM;
   if (overflow)
-    watch_fire (w, RC_LIMIT_OUTPUT);
+    watch_fire (w, RC_OUTCOME_OUTPUT);
   return 0;
 }
 
@@ -219,13 +214,13 @@ watch_loop (struct rc_watch *w, rc_err_t *err)
       if (!exited && !w->killed)
         {
           if (l->wall_ms && now >= start + l->wall_ms * 1000)
-            watch_fire (w, RC_LIMIT_WALL);
+            watch_fire (w, RC_OUTCOME_WALL);
           else if (l->idle_ms && now >= last_activity + l->idle_ms * 1000)
-            watch_fire (w, RC_LIMIT_IDLE);
+            watch_fire (w, RC_OUTCOME_IDLE);
           else if (l->cpu_ms && now >= next_cpu)
             {
               if (w->cpu_us (w->ctx, &cpu) == 0 && cpu >= l->cpu_ms * 1000)
-                watch_fire (w, RC_LIMIT_CPU);
+                watch_fire (w, RC_OUTCOME_CPU);
               next_cpu = now + RC_CPU_POLL_MS * 1000;
             }
         }
@@ -368,11 +363,11 @@ watch_loop (struct rc_watch *w, rc_err_t *err)
   rc_step_set_status (r, wstatus);
   if (w->cpu_us (w->ctx, &cpu) == 0)
     r->cpu_ms = cpu / 1000;
-  /* RLIMIT_CPU is the kernel's backstop for the CPU clock. */
-  if (r->limit == RC_LIMIT_NONE && !r->exited && r->term_signal == SIGXCPU)
-    {
-      r->limit = RC_LIMIT_CPU;
-      r->timed_out = true;
-    }
+  {
+    uint64_t ooms = 0;
+    if (w->oom_kills && w->oom_kills (w->ctx, &ooms, err) < 0)
+      return rc_error_wrap (err, "sandbox: cgroup oom count errno=%d", (*err)->status);
+    r->outcome = rc_step_decide (r, w->fired, ooms);
+  }
   return 0;
 }

@@ -111,7 +111,7 @@ plain_child (const struct rc_job_spec *spec, size_t i, int in_r, int out_w, int 
     rc_child_fail (errfd, "setsid", errno);
   if (rc_child_setup_stdio (in_r, out_w, err_w) < 0)
     rc_child_fail (errfd, "stdio", errno);
-  if (rc_child_set_rlimits (&st->limits, st->limits.rlimit_as) < 0)
+  if (rc_child_set_rlimits (&st->limits) < 0)
     rc_child_fail (errfd, "rlimits", errno);
   if (rc_close_range (3, (unsigned)errfd - 1, 0) < 0
       || rc_close_range ((unsigned)errfd + 1, ~0U, 0) < 0)

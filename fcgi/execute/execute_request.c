@@ -240,25 +240,3 @@ rc_execute_request_free (struct rc_execute_request *req)
   free (req->stdin_data);
   memset (req, 0, sizeof *req);
 }
-
-/* A run command that `exec` may prefix: one external command, no shell
- * syntax.  Its first word must name a program (a path or a plain name),
- * not a builtin that exec cannot run (`.`, `cd`, `source`, ...) nor a
- * variable assignment (`exec A=1 prog` would try to run "A=1"). */
-bool
-rc_exec_run_command_is_simple (const char *cmd)
-{
-  static const char *const builtins[] = { ".",      ":",   "source", "cd",    "eval", "exec",
-                                          "export", "set", "ulimit", "umask", "trap", "readonly" };
-  size_t n = strcspn (cmd, " \t");
-  size_t i;
-
-  if (n == 0 || strpbrk (cmd, ";&|\n()`<>") != NULL)
-    return false;
-  if (strspn (cmd, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-") < n)
-    return false; /* an assignment, a quote, an expansion: leave it to sh */
-  for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-    if (strlen (builtins[i]) == n && strncmp (cmd, builtins[i], n) == 0)
-      return false;
-  return true;
-}

@@ -12,6 +12,7 @@
 #define RUNCELL_FCGI_EXECUTE_REQUEST_H
 
 #include "common/config.h"
+#include "common/job_build.h" /* rc_exec_run_command_is_simple */
 #include "common/lang.h"
 
 #include <stddef.h>
@@ -30,7 +31,7 @@ struct rc_execute_request
   size_t n_files;
   char *stdin_data; /* NULL when absent */
   size_t stdin_len;
-  char **args;      /* NULL-terminated, never NULL after a successful parse */
+  char **args; /* NULL-terminated, never NULL after a successful parse */
   struct rc_limits limits;
 };
 
@@ -49,9 +50,5 @@ void rc_execute_request_free (struct rc_execute_request *req);
 /* A relative path a job file may have: no "..", no ".", no empty
  * component, no leading '/', no NUL or control characters, bounded. */
 bool rc_exec_path_is_safe (const char *name, size_t len);
-
-/* True when `exec ` may prefix the language's run command (one external
- * command, no shell syntax, not a builtin or an assignment). */
-bool rc_exec_run_command_is_simple (const char *cmd);
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include "common/job_build.h"
 #include "common/json_out.h"
 #include "common/log.h"
 #include "fcgi/app.h"
@@ -20,15 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *
-join_path (const char *dir, const char *name)
-{
-  char *p = NULL;
-  if (asprintf (&p, "%s/%s", dir, name) < 0)
-    return NULL;
-  return p;
-}
-
 static void
 render_run_result (const struct rc_step_result *st, struct rc_http_response *res)
 {
@@ -37,7 +29,10 @@ render_run_result (const struct rc_step_result *st, struct rc_http_response *res
   rc_buf_reset (b);
   rc_buf_append (b, "{", 1);
   rc_json_key (b, &first, "exit_code");
-  if (st->limit == RC_LIMIT_WALL || st->limit == RC_LIMIT_CPU || st->limit == RC_LIMIT_IDLE)
+  /* Rendered from the verdict only: a clock that ended the run has no
+   * exit code. */
+  if (st->outcome == RC_OUTCOME_WALL || st->outcome == RC_OUTCOME_CPU
+      || st->outcome == RC_OUTCOME_IDLE)
     rc_json_null (b);
   else if (st->exited)
     rc_json_i64 (b, st->exit_code);
@@ -60,14 +55,10 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
   const struct rc_lang *lang = NULL;
   const char *msg = NULL;
   int status = 400;
-  struct rc_file files[3];
-  size_t n_files = 0;
-  char *paths[3] = { NULL, NULL, NULL };
-  char **env = NULL;
-  const char *argv[4];
-  struct rc_step step;
-  struct rc_job_spec spec;
+  struct rc_job_request jr;
+  struct rc_job job = { 0 };
   struct rc_job_result result = { 0 };
+  rc_err_t err = NULL;
 
   res->log_job = true;
   if (rc_run_request_parse (req->body, req->body_len, cfg->timeout_default_ms, cfg->timeout_max_ms,
@@ -87,74 +78,33 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
     }
   res->log_lang = lang->slug;
 
-  /* The checker is written only for languages that have one, exactly as
-   * the reference runner does (a dynamic language ignores checker_text). */
-  paths[n_files] = join_path (lang->input_dir, lang->solution_file);
-  files[n_files] = (struct rc_file){ paths[n_files], run.solution_text, run.solution_len, 0644 };
-  n_files++;
-  if (run.checker_text && lang->checker_file)
+  memset (&jr, 0, sizeof jr);
+  jr.kind = RC_JOB_CONTRACT;
+  jr.workspace = RC_WORKSPACE_TEMPLATE;
+  jr.solution = run.solution_text;
+  jr.solution_len = run.solution_len;
+  jr.checker = run.checker_text;
+  jr.checker_len = run.checker_len;
+  jr.asserts = run.asserts;
+  jr.asserts_len = run.asserts_len;
+  jr.limits.wall_ms = run.timeout_ms;
+  if (rc_job_build (&job, lang, &jr, cfg, &err) < 0)
     {
-      paths[n_files] = join_path (lang->input_dir, lang->checker_file);
-      files[n_files] = (struct rc_file){ paths[n_files], run.checker_text, run.checker_len, 0644 };
-      n_files++;
-    }
-  if (run.asserts)
-    {
-      paths[n_files] = join_path (lang->input_dir, "asserts.json");
-      files[n_files] = (struct rc_file){ paths[n_files], run.asserts, run.asserts_len, 0644 };
-      n_files++;
-    }
-  env = rc_job_env_build (cfg, lang);
-  for (size_t i = 0; i < n_files; i++)
-    if (paths[i] == NULL)
-      env = (rc_strv_free (env), NULL);
-  if (env == NULL)
-    {
+      rc_log (RC_LOG_ERROR, "job_build", "%s", rc_error_text (err));
+      rc_error_free (&err);
       rc_http_error (res, 500, "internal");
       goto out;
     }
 
-  argv[0] = "/bin/sh";
-  argv[1] = "-c";
-  argv[2] = lang->command;
-  argv[3] = NULL;
-  memset (&step, 0, sizeof step);
-  step.argv = argv;
-  step.limits.wall_ms = run.timeout_ms;
-  /* RLIMIT_CPU is only a backstop behind the wall clock: it counts the CPU
-   * of all a process's threads, so a multi-threaded runtime (BEAM, JVM)
-   * spinning on every core would reach "timeout" seconds of CPU before the
-   * timeout and die with 137 instead of the contract's exit_code null. */
-  {
-    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
-    step.limits.rlimit_cpu_s = (run.timeout_ms + 999) / 1000 * (uint64_t) (cpus > 0 ? cpus : 1) + 1;
-  }
-  step.limits.memory_bytes = lang->memory_max;
-  step.limits.pids = cfg->pids_max;
-  step.limits.stream_bytes = cfg->output_max;
-  step.limits.rlimit_as = cfg->memory_max;
-
-  memset (&spec, 0, sizeof spec);
-  spec.workspace = RC_WORKSPACE_TEMPLATE;
-  spec.template_dir = lang->dir;
-  spec.bind_dirfd = -1;
-  spec.files = files;
-  spec.n_files = n_files;
-  spec.steps = &step;
-  spec.n_steps = 1;
-  spec.envp = (const char *const *) env;
-  spec.overlay_paths = (const char *const *) lang->overlay_paths;
-  spec.n_overlay_paths = lang->n_overlay_paths;
-  spec.tmp_bytes = lang->tmp_size;
-
-  if (rc_app_run_job (app, &spec, &result, res) < 0)
+  if (rc_app_run_job (app, &job.spec, &result, res) < 0)
     goto out;
   {
     const struct rc_step_result *st = &result.steps[0];
+    const char *limit = rc_outcome_limit (st->outcome);
     res->log_wall_ms = st->wall_ms;
     res->log_cpu_ms = st->cpu_ms;
     res->log_mem_kb = st->memory_peak_kb;
-    if (st->output_overflow)
+    if (st->outcome == RC_OUTCOME_OUTPUT)
       {
         rc_http_error (res, 413, "output too large");
         res->log_outcome = "output_too_large";
@@ -163,15 +113,11 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
     render_run_result (st, res);
     res->log_has_exit = st->exited;
     res->log_exit_code = st->exited ? st->exit_code : 128 + st->term_signal;
-    res->log_outcome = st->limit != RC_LIMIT_NONE ? rc_limit_name (st->limit)
-                       : st->oom_killed           ? "memory"
-                                                  : "ok";
+    res->log_outcome = limit ? limit : "ok";
   }
 
 out:
   rc_job_result_free (&result);
-  rc_strv_free (env);
-  for (size_t i = 0; i < 3; i++)
-    free (paths[i]);
+  rc_job_free (&job);
   rc_run_request_free (&run);
 }

@@ -179,19 +179,25 @@ parse_form (const struct rc_http_request *req, const struct rc_session_config *s
 
 static int
 parse_execute (const struct rc_http_request *req, const struct rc_session_config *sc,
-               struct rc_exec_request *er, struct rc_http_response *res)
+               const struct rc_lang_table *langs, struct rc_exec_request *er,
+               struct rc_http_response *res)
 {
   struct parse_ctx c;
   int status = parse_form (req, sc, er, &c, res);
 
   if (status)
     return status;
+  /* The one language registry (langs/<slug>/manifest.json): a name or an
+   * alias of a language that has an "execute" section. */
   if (!c.have_language)
     status = 400, rc_http_error (res, 400, "language is required");
-  else if ((er->lang
-            = rc_session_lang_find (c.language.data ? c.language.data : "", c.language.len))
-           == NULL)
+  else if ((c.language.len && memchr (c.language.data, '\0', c.language.len))
+           || (er->lang = rc_lang_find (langs, c.language.data ? c.language.data : "")) == NULL
+           || er->lang->execute_run == NULL)
     status = 400, rc_http_error (res, 400, "unsupported language");
+  else if (!er->lang->available)
+    status = 501,
+    rc_http_errorf (res, 501, "language %s is not installed on this host", er->lang->slug);
   else if (!c.have_code)
     status = 400, rc_http_error (res, 400, "code is required");
   else if (er->code.len && memchr (er->code.data, '\0', er->code.len))
@@ -508,7 +514,7 @@ handle_execute (struct rc_app *app, const struct rc_session_config *sc, const ch
       session_error (RC_SESSION_NOT_FOUND, NULL, res);
       return;
     }
-  if (parse_execute (req, sc, &er, res) != 0)
+  if (parse_execute (req, sc, app->langs, &er, res) != 0)
     {
       res->log_outcome = "bad_request";
       goto out;

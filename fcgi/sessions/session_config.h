@@ -38,8 +38,8 @@ struct rc_session_config
   uint64_t timeout_s;           /* EXECUTION_TIMEOUT (20 s of wall clock) */
   uint64_t memory;              /* MAX_MEMORY (256M): the job's memory cgroup limit */
   uint64_t pids;                /* CONTAINER_PIDS_LIMIT (128) */
-  uint64_t nofile;              /* CONTAINER_ULIMIT_NOFILE (1024; the sandbox caps at 256) */
-  uint64_t fsize;               /* CONTAINER_ULIMIT_FSIZE (268435456 bytes per file) */
+  uint64_t nofile;              /* CONTAINER_ULIMIT_NOFILE (1024): the job's RLIMIT_NOFILE */
+  uint64_t fsize;               /* CONTAINER_ULIMIT_FSIZE (268435456): the job's RLIMIT_FSIZE */
   uint64_t tmp_size;            /* CONTAINER_TMPFS_SIZE (64m): the job's /tmp */
   uint64_t inactivity_s;        /* SESSION_INACTIVITY_TIMEOUT_SECONDS (1800) */
   uint64_t sweep_s;             /* SESSION_SWEEP_INTERVAL_SECONDS (60) */

@@ -7,7 +7,8 @@
  *      what it owns, and each slot has its own uid), then the "before"
  *      snapshot is taken: after the chown, so its ctime change is not
  *      mistaken for the job's;
- *   4. the job runs with the session bound at /sandbox;
+ *   4. the job (rc_job_build, from the language's manifest) runs with the
+ *      session bound at /sandbox;
  *   5. the "after" snapshot; changed files are read back (O_PATH, fstat,
  *      re-open: never a FIFO, never through a symlink) and returned as
  *      parts, at most MAX_RESULT_ATTACHMENTS of them.
@@ -18,6 +19,7 @@
 #include "config.h"
 
 #include "fcgi/sessions/session_exec.h"
+#include "common/job_build.h"
 #include "common/json_out.h"
 #include "common/log.h"
 #include "fcgi/sessions/session_fs.h"
@@ -224,56 +226,6 @@ prepare_slot (int slot, void *ud)
   return 0;
 }
 
-static char *
-build_script (const struct rc_session_config *sc, const struct rc_session_lang *lang)
-{
-  char *script = NULL;
-  unsigned long long fsize_blocks = (unsigned long long)((sc->fsize + 511) / 512);
-  /* dash's ulimit -f counts 512-byte blocks.  The sandbox's own
-   * RLIMIT_NOFILE is a hard ceiling: asking for more fails harmlessly. */
-  if (asprintf (&script,
-                "exec 2>&1\n"
-                "ulimit -n %llu 2>/dev/null\n"
-                "ulimit -f %llu || exit 126\n"
-                "d=/tmp/.runcell-exec\n"
-                "mkdir -p \"$d\" && printf '%%s' \"$1\" > \"$d/%s\" || exit 126\n"
-                "%s"
-                "cd /sandbox || exit 126\n"
-                "%s\n",
-                (unsigned long long)sc->nofile, fsize_blocks, lang->file,
-                lang->helper ? "printf '%s' \"$2\" > \"$d/helper.js\" || exit 126\n" : "",
-                lang->commands)
-      < 0)
-    return NULL;
-  return script;
-}
-
-static char **
-build_env (void)
-{
-  static const char *const base[] = {
-    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    "HOME=/sandbox",
-    "LANG=C.UTF-8",
-    "LC_ALL=C.UTF-8",
-    "TZ=UTC",
-    "TMPDIR=/tmp",
-    "PYTHONDONTWRITEBYTECODE=1",
-    "DOTNET_CLI_TELEMETRY_OPTOUT=1",
-  };
-  size_t n = sizeof base / sizeof base[0];
-  char **env = calloc (n + 1, sizeof *env);
-  if (env == NULL)
-    return NULL;
-  for (size_t i = 0; i < n; i++)
-    if ((env[i] = strdup (base[i])) == NULL)
-      {
-        rc_strv_free (env);
-        return NULL;
-      }
-  return env;
-}
-
 static bool
 is_utf8 (const char *s, size_t len)
 {
@@ -302,11 +254,9 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   struct rc_sfs_snapshot before = { 0 }, after = { 0 };
   struct prep_ctx pc = { app, s, &before };
   struct rc_job_result result = { 0 };
-  struct rc_job_spec spec;
-  struct rc_step step;
-  char *script = build_script (sc, er->lang);
-  char **env = build_env ();
-  const char *argv[7];
+  struct rc_job_request jr;
+  struct rc_job job = { 0 };
+  rc_err_t err = NULL;
   size_t *changed = NULL, *deleted = NULL, n_changed = 0, n_deleted = 0;
   const struct rc_sfs_entry **omitted = NULL, **gone = NULL;
   struct attachment *att = NULL;
@@ -319,44 +269,37 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   char boundary[48];
   int bind_fd = -1;
 
-  res->log_lang = er->lang->name;
-  if (script == NULL || env == NULL)
-    {
-      rc_http_error (res, 500, "internal");
-      goto out;
-    }
+  res->log_lang = er->lang->slug;
   bind_fd = openat (s->dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (bind_fd < 0)
     {
       rc_http_error (res, 500, "internal");
       goto out;
     }
-  argv[0] = "/bin/sh";
-  argv[1] = "-c";
-  argv[2] = script;
-  argv[3] = "runcell-exec";
-  argv[4] = er->code.data ? er->code.data : "";
-  argv[5] = er->lang->helper; /* $2, or the end of argv */
-  argv[6] = NULL;
-  step.argv = argv;
-  memset (&step.limits, 0, sizeof step.limits);
-  step.stdin_data = NULL;
-  step.stdin_len = 0;
-  step.stop_on_failure = false;
-  step.limits.wall_ms = sc->timeout_s * 1000u;
-  step.limits.memory_bytes = sc->memory;
-  step.limits.pids = sc->pids;
-  step.limits.output_bytes = sc->max_output;
+  /* The session's limits are fields of the job's limits: the sandbox sets
+   * RLIMIT_NOFILE and RLIMIT_FSIZE, no shell prologue does. */
+  memset (&jr, 0, sizeof jr);
+  jr.kind = RC_JOB_EXECUTE;
+  jr.workspace = RC_WORKSPACE_BIND;
+  jr.bind_dirfd = bind_fd;
+  jr.code = er->code.data ? er->code.data : "";
+  jr.code_len = er->code.len;
+  jr.limits.wall_ms = sc->timeout_s * 1000u;
+  jr.limits.memory_bytes = sc->memory;
+  jr.limits.pids = sc->pids;
+  jr.limits.output_bytes = sc->max_output;
+  jr.limits.nofile = sc->nofile;
+  jr.limits.fsize_bytes = sc->fsize;
+  jr.tmp_bytes = sc->tmp_size;
+  if (rc_job_build (&job, er->lang, &jr, app->cfg, &err) < 0)
+    {
+      rc_log (RC_LOG_ERROR, "job_build", "%s", rc_error_text (err));
+      rc_error_free (&err);
+      rc_http_error (res, 500, "internal");
+      goto out;
+    }
 
-  memset (&spec, 0, sizeof spec);
-  spec.workspace = RC_WORKSPACE_BIND;
-  spec.bind_dirfd = bind_fd;
-  spec.steps = &step;
-  spec.n_steps = 1;
-  spec.envp = (const char *const *)env;
-  spec.tmp_bytes = sc->tmp_size;
-
-  if (rc_app_run_job_wait (app, &spec, &result, res, sc->lock_wait_s * 1000u, prepare_slot, &pc)
+  if (rc_app_run_job_wait (app, &job.spec, &result, res, sc->lock_wait_s * 1000u, prepare_slot, &pc)
       < 0)
     goto out;
   st = &result.steps[0];
@@ -421,11 +364,11 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   rc_json_key (&json, &first, "execution_time");
   rc_buf_printf (&json, "%.3f", (double)st->wall_ms / 1000.0);
   rc_json_key (&json, &first, "timed_out");
-  rc_json_bool (&json, st->timed_out || st->limit == RC_LIMIT_WALL || st->limit == RC_LIMIT_CPU);
+  rc_json_bool (&json, st->outcome == RC_OUTCOME_WALL || st->outcome == RC_OUTCOME_CPU);
   rc_json_key (&json, &first, "truncated");
   rc_json_bool (&json, st->truncated);
   rc_json_key (&json, &first, "oom_killed");
-  rc_json_bool (&json, st->oom_killed);
+  rc_json_bool (&json, st->outcome == RC_OUTCOME_MEMORY);
   json_name_list (&json, &first, "deleted_files", gone, n_deleted);
   json_name_list (&json, &first, "omitted_files", omitted, n_omitted);
   rc_buf_append (&json, "}", 1);
@@ -461,9 +404,7 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   res->content_type = ctype;
   res->log_has_exit = st->exited;
   res->log_exit_code = st->exited ? st->exit_code : 128 + st->term_signal;
-  res->log_outcome = st->limit != RC_LIMIT_NONE ? rc_limit_name (st->limit)
-                     : st->oom_killed           ? "memory"
-                                                : "ok";
+  res->log_outcome = rc_outcome_limit (st->outcome) ? rc_outcome_limit (st->outcome) : "ok";
 
 out:
   if (att)
@@ -480,6 +421,5 @@ out:
   rc_job_result_free (&result);
   if (bind_fd >= 0)
     close (bind_fd);
-  rc_strv_free (env);
-  free (script);
+  rc_job_free (&job);
 }

@@ -1,12 +1,13 @@
 /* session_exec.h - running code inside a session (POST /execute and
- * POST /sessions/{id}/execute): the languages of the sessions document,
- * the job built for them, change detection around the run, and the
+ * POST /sessions/{id}/execute): the job (built by rc_job_build from the
+ * language's manifest), change detection around the run, and the
  * multipart/mixed answer.
  */
 #ifndef RUNCELL_FCGI_SESSION_EXEC_H
 #define RUNCELL_FCGI_SESSION_EXEC_H
 
 #include "common/job.h"
+#include "common/lang.h"
 #include "fcgi/app.h"
 #include "fcgi/sessions/session_config.h"
 #include "fcgi/sessions/session_path.h"
@@ -14,21 +15,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-/* One language of the document: how its code is written, built (under
- * /tmp, never in the session) and run with /sandbox as the working
- * directory. */
-struct rc_session_lang
-{
-  const char *name;     /* "python", "cpp", ... as the request names it */
-  const char *file;     /* file name the code is written to under /tmp */
-  const char *commands; /* sh commands; $d is the private build directory */
-  const char *helper;   /* optional second file written to $d/helper.js */
-  const char *requires; /* program that must exist for the language to work */
-};
-
-/* NULL when the name is not one of the nine languages. */
-const struct rc_session_lang *rc_session_lang_find (const char *name, size_t len);
 
 /* A file to create in the session before the run. */
 struct rc_session_upload
@@ -39,7 +25,7 @@ struct rc_session_upload
 
 struct rc_exec_request
 {
-  const struct rc_session_lang *lang;
+  const struct rc_lang *lang; /* from the language registry, has "execute" */
   struct rc_buf code;
   struct rc_session_upload *uploads;
   size_t n_uploads;

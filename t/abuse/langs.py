@@ -193,6 +193,25 @@ SNIPPETS = {
         FLOOD: "import std.stdio : writeln;\nimport std.array : replicate;\nvoid main() {\n"
                "    auto s = replicate(\"x\", 1000);\n    for (;;) writeln(s);\n}\n",
     },
+    "c": {
+        OOM: "#include <stdlib.h>\n#include <string.h>\n#include <stdio.h>\nint main(void) {\n"
+             "  for (;;) {\n    char *p = malloc(1 << 20);\n"
+             "    if (!p) { fputs(\"malloc: out of memory\\n\", stderr); return 3; }\n"
+             "    memset(p, 1, 1 << 20);\n  }\n}\n",
+        CPU: "int main(void) {\n  volatile unsigned long n = 0;\n  for (;;) n = n + 1;\n}\n",
+        FORK: "#include <unistd.h>\nint main(void) {\n  for (;;) fork();\n}\n",
+        SLEEP: "#include <unistd.h>\nint main(void) {\n  for (;;) pause();\n}\n",
+        FLOOD: "#include <string.h>\n#include <unistd.h>\nint main(void) {\n  char s[1001];\n"
+               "  memset(s, 'x', 1000); s[1000] = '\\n';\n"
+               "  for (;;) if (write(1, s, sizeof s) < 0) return 1;\n}\n",
+    },
+    "bash": {
+        OOM: "a=x\nwhile :; do a=\"$a$a\"; done\n",
+        CPU: "while :; do :; done\n",
+        FORK: "while :; do sleep 600 & done\n",
+        SLEEP: "sleep 10000000\n",
+        FLOOD: "s=$(printf '%1000s' '')\nwhile :; do echo \"$s\"; done\n",
+    },
     "cpp": {
         OOM: "#include <cstdlib>\n#include <cstring>\n#include <cstdio>\nchar *keep[1 << 20];\nint main() {\n"
              "  for (unsigned i = 0;; i++) {\n    char *p = (char *) std::malloc(1 << 20);\n"

@@ -135,8 +135,9 @@ main (void)
     struct rc_job_result res = { 0 };
     steps[0].limits.output_bytes = 1000;
     r = rc_sandbox_run (sb, &spec, &res, &err);
-    ok (r == 0 && res.steps[0].truncated && !res.steps[0].output_overflow && res.steps[0].exited
-            && res.steps[0].exit_code == 0 && res.steps[0].out.len + res.steps[0].err.len == 1000,
+    ok (r == 0 && res.steps[0].truncated && res.steps[0].outcome == RC_OUTCOME_EXITED
+            && res.steps[0].exited && res.steps[0].exit_code == 0
+            && res.steps[0].out.len + res.steps[0].err.len == 1000,
         "output budget: truncated at 1000 bytes, program ran to its end");
     rc_error_free (&err);
     rc_job_result_free (&res);

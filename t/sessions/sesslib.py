@@ -158,9 +158,14 @@ class Client:
         return r.status, info, files_of(parts), r
 
 
+# The sessions document's nine languages, from the one language registry
+# (langs/<slug>/manifest.json): the sessions API serves what is loaded.
+SESSION_LANGS = "python,bash,js,ts,c,cpp,java,csharp,rust"
+
+
 def service(env=None, name="sessions"):
-    """An rchttp.Service for the sessions tests: python only for /run."""
-    return rchttp.Service(env=env or {}, languages="python", name=name)
+    """An rchttp.Service for the sessions tests, with the nine languages."""
+    return rchttp.Service(env=env or {}, languages=SESSION_LANGS, name=name)
 
 
 def session_root(svc):

@@ -1,0 +1,372 @@
+/* job_build.c - the one job builder; see job_build.h. */
+#include <config.h>
+
+#include "common/job_build.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A run command that `exec` may prefix: one external command, no shell
+ * syntax.  Its first word must name a program (a path or a plain name),
+ * not a builtin that exec cannot run (`.`, `cd`, `source`, ...) nor a
+ * variable assignment (`exec A=1 prog` would try to run "A=1"). */
+bool
+rc_exec_run_command_is_simple (const char *cmd)
+{
+  static const char *const builtins[] = { ".",      ":",   "source", "cd",    "eval", "exec",
+                                          "export", "set", "ulimit", "umask", "trap", "readonly" };
+  size_t n = strcspn (cmd, " \t");
+  size_t i;
+
+  if (n == 0 || strpbrk (cmd, ";&|\n()`<>") != NULL)
+    return false;
+  if (strspn (cmd, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-") < n)
+    return false; /* an assignment, a quote, an expansion: leave it to sh */
+  for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+    if (strlen (builtins[i]) == n && strncmp (cmd, builtins[i], n) == 0)
+      return false;
+  return true;
+}
+
+uint64_t
+rc_job_rlimit_cpu_s (const struct rc_limits *l, unsigned cpus)
+{
+  uint64_t clock_ms = l->cpu_ms ? l->cpu_ms : l->wall_ms;
+  if (clock_ms == 0)
+    return 0;
+  return (clock_ms + 999) / 1000 * (cpus ? cpus : 1) + 1;
+}
+
+static unsigned
+online_cpus (void)
+{
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (unsigned)n : 1;
+}
+
+/* Keeps s for the job's lifetime; NULL (and s freed) when out of memory. */
+static char *
+keep (struct rc_job *job, char *s)
+{
+  char **grown;
+  if (s == NULL)
+    return NULL;
+  grown = realloc (job->strings, (job->n_strings + 1) * sizeof *grown);
+  if (grown == NULL)
+    {
+      free (s);
+      return NULL;
+    }
+  job->strings = grown;
+  job->strings[job->n_strings++] = s;
+  return s;
+}
+
+static char *keepf (struct rc_job *job, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+static char *
+keepf (struct rc_job *job, const char *fmt, ...)
+{
+  va_list ap;
+  char *s = NULL;
+  int n;
+  va_start (ap, fmt);
+  n = vasprintf (&s, fmt, ap);
+  va_end (ap);
+  return n < 0 ? NULL : keep (job, s);
+}
+
+static int
+env_push (char ***env, char *kv)
+{
+  size_t n = 0;
+  char **grown;
+  if (kv == NULL)
+    return -1;
+  while ((*env)[n])
+    n++;
+  grown = realloc (*env, (n + 2) * sizeof *grown);
+  if (grown == NULL)
+    {
+      free (kv);
+      return -1;
+    }
+  grown[n] = kv;
+  grown[n + 1] = NULL;
+  *env = grown;
+  return 0;
+}
+
+static int env_pushf (struct rc_job *job, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+static int
+env_pushf (struct rc_job *job, const char *fmt, ...)
+{
+  va_list ap;
+  char *s = NULL;
+  int n;
+  va_start (ap, fmt);
+  n = vasprintf (&s, fmt, ap);
+  va_end (ap);
+  return n < 0 ? -1 : env_push (&job->env, s);
+}
+
+/* The run command as sh runs it: `exec` first when it is one program, and
+ * "$@" last when it does not say where the args go. */
+static char *
+run_command (struct rc_job *job, const char *run)
+{
+  bool simple = rc_exec_run_command_is_simple (run);
+  bool has_args = strstr (run, "\"$@\"") != NULL;
+  return keepf (job, "%s%s%s", simple ? "exec " : "", run, has_args ? "" : " \"$@\"");
+}
+
+/* Fills the limits every step has whatever its origin. */
+static void
+finish_limits (struct rc_limits *l, const struct rc_config *cfg, unsigned cpus)
+{
+  if (l->pids == 0)
+    l->pids = cfg->pids_max;
+  if (l->rlimit_as == 0)
+    l->rlimit_as = cfg->memory_max;
+  l->rlimit_cpu_s = rc_job_rlimit_cpu_s (l, cpus);
+}
+
+static const char **
+sh_argv (struct rc_job *job, size_t idx, const char *script, const char *arg0, const char *first,
+         const char *const *args)
+{
+  size_t n = 0, i = 0;
+  const char **argv;
+  while (args && args[n])
+    n++;
+  argv = calloc (n + 6, sizeof *argv);
+  if (argv == NULL)
+    return NULL;
+  argv[i++] = "/bin/sh";
+  argv[i++] = "-c";
+  argv[i++] = script;
+  if (arg0)
+    argv[i++] = arg0;
+  if (first)
+    argv[i++] = first;
+  for (size_t k = 0; k < n; k++)
+    argv[i++] = args[k];
+  argv[i] = NULL;
+  job->argv[idx] = argv;
+  return argv;
+}
+
+static int
+build_contract (struct rc_job *job, const struct rc_lang *lang, const struct rc_job_request *req,
+                rc_err_t *err)
+{
+  struct rc_step *st = &job->steps[0];
+  size_t n = 0;
+
+  job->files = calloc (3 + req->n_files, sizeof *job->files);
+  if (job->files == NULL)
+    return rc_error_set (err, ENOMEM, "job files");
+  /* The checker is written only for languages that have one, exactly as
+   * the reference runner does (a dynamic language ignores checker_text). */
+  if (req->solution)
+    {
+      job->files[n] = (struct rc_file){ keepf (job, "%s/%s", lang->input_dir, lang->solution_file),
+                                        req->solution, req->solution_len, 0644 };
+      if (job->files[n++].path == NULL)
+        return rc_error_set (err, ENOMEM, "job files");
+    }
+  if (req->checker && lang->checker_file)
+    {
+      job->files[n] = (struct rc_file){ keepf (job, "%s/%s", lang->input_dir, lang->checker_file),
+                                        req->checker, req->checker_len, 0644 };
+      if (job->files[n++].path == NULL)
+        return rc_error_set (err, ENOMEM, "job files");
+    }
+  if (req->asserts)
+    {
+      job->files[n] = (struct rc_file){ keepf (job, "%s/asserts.json", lang->input_dir),
+                                        req->asserts, req->asserts_len, 0644 };
+      if (job->files[n++].path == NULL)
+        return rc_error_set (err, ENOMEM, "job files");
+    }
+  for (size_t i = 0; i < req->n_files; i++)
+    job->files[n++] = req->files[i];
+  job->spec.files = job->files;
+  job->spec.n_files = n;
+  if (req->argv && req->argv[0])
+    st->argv = req->argv;
+  else if ((st->argv = sh_argv (job, 0, lang->command, NULL, NULL, NULL)) == NULL)
+    return rc_error_set (err, ENOMEM, "job argv");
+  job->spec.template_dir = req->template_dir ? req->template_dir : lang->dir;
+  return 0;
+}
+
+/* /v1/execute: the request's files are the workspace; compile and run are
+ * steps of their own. */
+static int
+build_execute_template (struct rc_job *job, const struct rc_lang *lang,
+                        const struct rc_job_request *req, rc_err_t *err)
+{
+  const char *run;
+  size_t i = 0;
+
+  if (req->n_files == 0)
+    return rc_error_set (err, EINVAL, "the request has no entry file");
+  if (env_pushf (job, "MAIN=%s", req->files[0].path) < 0)
+    return rc_error_set (err, ENOMEM, "job env");
+  job->spec.files = req->files;
+  job->spec.n_files = req->n_files;
+  job->spec.template_dir = NULL; /* an empty workspace holding only the request's files */
+  if (lang->execute_compile)
+    {
+      struct rc_step *c = &job->steps[i++];
+      if ((c->argv = sh_argv (job, 0, lang->execute_compile, "sh", NULL, NULL)) == NULL)
+        return rc_error_set (err, ENOMEM, "job argv");
+      c->limits.wall_ms = RC_COMPILE_WALL_MS;
+      c->limits.cpu_ms = RC_COMPILE_CPU_MS;
+      c->limits.memory_bytes = lang->memory_max > req->limits.memory_bytes
+                                   ? lang->memory_max
+                                   : req->limits.memory_bytes;
+      c->limits.output_bytes = RC_COMPILE_OUTPUT_BYTES;
+      c->limits.nofile = req->limits.nofile;
+      c->limits.fsize_bytes = req->limits.fsize_bytes;
+      c->stop_on_failure = true;
+      job->has_compile = true;
+    }
+  if ((run = run_command (job, lang->execute_run)) == NULL
+      || (job->steps[i].argv = sh_argv (job, i, run, "sh", NULL, req->args)) == NULL)
+    return rc_error_set (err, ENOMEM, "job argv");
+  job->run_step = i;
+  return 0;
+}
+
+/* A session: the code is staged in the job's private /tmp (never in the
+ * session), compiled there, and run with the session as the working
+ * directory, in one step whose stderr is merged into stdout, as the
+ * sessions document answers one "output". */
+static int
+build_execute_bound (struct rc_job *job, const struct rc_lang *lang,
+                     const struct rc_job_request *req, rc_err_t *err)
+{
+  const char *main_name = lang->execute_main ? lang->execute_main : "main";
+  const char *run = run_command (job, lang->execute_run), *script;
+
+  if (run == NULL || env_pushf (job, "MAIN=" RC_EXEC_STAGE_DIR "/%s", main_name) < 0)
+    return rc_error_set (err, ENOMEM, "job env");
+  script = keepf (job,
+                  "exec 2>&1\n"
+                  "d=" RC_EXEC_STAGE_DIR "\n"
+                  "mkdir -p \"$d\" && printf '%%s' \"$1\" > \"$d/%s\" || exit 126\n"
+                  "shift\n"
+                  "%s%s%s"
+                  "cd /sandbox || exit 126\n"
+                  "%s\n",
+                  main_name, lang->execute_compile ? "cd \"$d\" || exit 126\n" : "",
+                  lang->execute_compile ? lang->execute_compile : "",
+                  lang->execute_compile ? " || exit $?\n" : "", run);
+  if (script == NULL
+      || (job->steps[0].argv
+          = sh_argv (job, 0, script, "runcell-exec", req->code ? req->code : "", req->args))
+             == NULL)
+    return rc_error_set (err, ENOMEM, "job argv");
+  job->spec.files = req->files;
+  job->spec.n_files = req->n_files;
+  return 0;
+}
+
+int
+rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_job_request *req,
+              const struct rc_config *cfg, rc_err_t *err)
+{
+  unsigned cpus = online_cpus ();
+  struct rc_step *run;
+  int r;
+
+  memset (job, 0, sizeof *job);
+  job->spec.workspace = req->workspace;
+  job->spec.bind_dirfd = req->workspace == RC_WORKSPACE_BIND ? req->bind_dirfd : -1;
+  if (lang == NULL && !(req->kind == RC_JOB_COMMAND && req->argv && req->argv[0]))
+    return rc_error_set (err, EINVAL, "a job needs a language or a command");
+  job->env = rc_job_env_build (cfg, lang);
+  if (job->env == NULL)
+    return rc_error_set (err, ENOMEM, "job env");
+
+  switch (req->kind)
+    {
+    case RC_JOB_CONTRACT:
+      r = build_contract (job, lang, req, err);
+      break;
+    case RC_JOB_EXECUTE:
+      if (lang->execute_run == NULL)
+        return rc_error_set (err, EINVAL, "language %s has no execute command", lang->slug);
+      /* The language's own files (the typescript transpiler) are named
+       * from its directory, which the job sees read-only. */
+      if (lang->dir && env_pushf (job, "RUNCELL_LANG_DIR=%s", lang->dir) < 0)
+        return rc_error_set (err, ENOMEM, "job env");
+      r = req->workspace == RC_WORKSPACE_BIND ? build_execute_bound (job, lang, req, err)
+                                              : build_execute_template (job, lang, req, err);
+      break;
+    case RC_JOB_COMMAND:
+    default:
+      if (req->argv && req->argv[0])
+        {
+          job->steps[0].argv = req->argv;
+          job->spec.files = req->files;
+          job->spec.n_files = req->n_files;
+          job->spec.template_dir = req->template_dir ? req->template_dir : lang ? lang->dir : NULL;
+          r = 0;
+        }
+      else
+        r = build_contract (job, lang, req, err);
+      break;
+    }
+  if (r < 0)
+    return -1;
+
+  run = &job->steps[job->run_step];
+  run->stdin_data = req->stdin_data;
+  run->stdin_len = req->stdin_len;
+  run->limits = req->limits;
+  if (req->kind == RC_JOB_CONTRACT)
+    {
+      if (run->limits.memory_bytes == 0)
+        run->limits.memory_bytes = lang->memory_max;
+      if (run->limits.stream_bytes == 0)
+        run->limits.stream_bytes = cfg->output_max;
+    }
+  for (size_t i = 0; i <= job->run_step; i++)
+    finish_limits (&job->steps[i].limits, cfg, cpus);
+
+  job->spec.steps = job->steps;
+  job->spec.n_steps = job->run_step + 1;
+  job->spec.envp = (const char *const *)job->env;
+  if (lang)
+    {
+      job->spec.overlay_paths = (const char *const *)lang->overlay_paths;
+      job->spec.n_overlay_paths = lang->n_overlay_paths;
+    }
+  job->spec.tmp_bytes = req->tmp_bytes ? req->tmp_bytes
+                        : lang         ? lang->tmp_size
+                                       : cfg->sandbox_tmp_size;
+  return 0;
+}
+
+void
+rc_job_free (struct rc_job *job)
+{
+  for (size_t i = 0; i < job->n_strings; i++)
+    free (job->strings[i]);
+  free (job->strings);
+  for (size_t i = 0; i < 2; i++)
+    free (job->argv[i]);
+  free (job->files);
+  rc_strv_free (job->env);
+  memset (job, 0, sizeof *job);
+}

@@ -1,0 +1,301 @@
+/* job_build_test.c - the one job builder, for each of its four callers:
+ * /run (RC_JOB_CONTRACT), /v1/execute (RC_JOB_EXECUTE, template workspace),
+ * sessions (RC_JOB_EXECUTE, bound workspace) and `runcell exec`
+ * (RC_JOB_COMMAND): files, argv, env, limits and the one RLIMIT_CPU. */
+#include <config.h>
+
+#include "common/job_build.h"
+#include "t/unit/tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static unsigned cpus;
+
+static int
+load (struct rc_lang *l, const char *json)
+{
+  rc_err_t err = NULL;
+  if (rc_lang_parse_manifest (l, json, strlen (json), "/langs/x", &err) < 0)
+    {
+      tap_diag ("%s", rc_error_text (err));
+      rc_error_free (&err);
+      return -1;
+    }
+  l->command = strdup ("python3 -B ./checker.py");
+  return 0;
+}
+
+static bool
+has_env (const struct rc_job *job, const char *kv)
+{
+  for (const char *const *e = job->spec.envp; e && *e; e++)
+    if (strcmp (*e, kv) == 0)
+      return true;
+  return false;
+}
+
+static size_t
+argc_of (const char *const *argv)
+{
+  size_t n = 0;
+  while (argv && argv[n])
+    n++;
+  return n;
+}
+
+static void
+config (struct rc_config *cfg)
+{
+  memset (cfg, 0, sizeof *cfg);
+  cfg->pids_max = 512;
+  cfg->output_max = 1 << 20;
+  cfg->memory_max = 3ULL << 30;
+  cfg->sandbox_tmp_size = 32ULL << 20;
+}
+
+static const char *PY
+    = "{\"slug\":\"python\",\"solutionFile\":\"solution.py\",\"memoryMax\":\"512m\","
+      "\"tmpSize\":\"256m\",\"overlayPaths\":[\"/opt/c\"],"
+      "\"execute\":{\"run\":\"python3 -B \\\"$MAIN\\\"\",\"main\":\"main.py\"}}";
+static const char *CPP
+    = "{\"slug\":\"cpp\",\"solutionFile\":\"solution.cpp\","
+      "\"checkerFile\":\"checker.cpp\",\"checkerRequired\":true,\"memoryMax\":\"1g\","
+      "\"execute\":{\"compile\":\"g++ -o /tmp/a.out *.cpp\",\"run\":\"/tmp/a.out\","
+      "\"main\":\"main.cpp\"}}";
+
+static void
+test_rlimit_cpu (void)
+{
+  struct rc_limits l = { 0 };
+  tap_ok (rc_job_rlimit_cpu_s (&l, 4) == 0, "RLIMIT_CPU: no clock, no rlimit");
+  l.wall_ms = 2500;
+  tap_ok (rc_job_rlimit_cpu_s (&l, 4) == 13,
+          "RLIMIT_CPU: ceil(wall) * cpus + 1 without a CPU clock");
+  l.cpu_ms = 1000;
+  tap_ok (rc_job_rlimit_cpu_s (&l, 2) == 3, "RLIMIT_CPU: the CPU clock when there is one");
+}
+
+/* /run: the contract's files in inputDir, the resolved make command. */
+static void
+test_contract (void)
+{
+  struct rc_lang py, cpp;
+  struct rc_config cfg;
+  struct rc_job job;
+  struct rc_job_request req = { 0 };
+  rc_err_t err = NULL;
+  const struct rc_step *st;
+
+  config (&cfg);
+  if (load (&py, PY) < 0 || load (&cpp, CPP) < 0)
+    {
+      tap_ok (0, "manifests parse");
+      return;
+    }
+  req.kind = RC_JOB_CONTRACT;
+  req.solution = "def solution(): pass";
+  req.solution_len = strlen (req.solution);
+  req.checker = "ignored";
+  req.checker_len = 7;
+  req.asserts = "[]";
+  req.asserts_len = 2;
+  req.limits.wall_ms = 5000;
+  tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0, "/run: builds");
+  st = &job.spec.steps[0];
+  tap_ok (job.spec.n_steps == 1 && job.spec.n_files == 2
+              && strcmp (job.spec.files[0].path, "check/solution.py") == 0
+              && strcmp (job.spec.files[1].path, "check/asserts.json") == 0,
+          "/run: solution and asserts in inputDir, no checker for a language without one");
+  tap_ok (argc_of (st->argv) == 3 && strcmp (st->argv[2], "python3 -B ./checker.py") == 0
+              && strcmp (st->argv[0], "/bin/sh") == 0,
+          "/run: sh -c the resolved command");
+  tap_ok (st->limits.wall_ms == 5000 && st->limits.memory_bytes == (512ULL << 20)
+              && st->limits.stream_bytes == (1 << 20) && st->limits.pids == 512
+              && st->limits.rlimit_as == (3ULL << 30) && st->limits.cpu_ms == 0
+              && st->limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&st->limits, cpus),
+          "/run: timeout, memoryMax, RUN_OUTPUT_MAX, RUN_PIDS_MAX, RUN_MEMORY_MAX, one RLIMIT_CPU");
+  tap_ok (strcmp (job.spec.template_dir, "/langs/x") == 0 && job.spec.tmp_bytes == (256ULL << 20)
+              && job.spec.n_overlay_paths == 1 && job.spec.workspace == RC_WORKSPACE_TEMPLATE,
+          "/run: the language template, tmpSize and overlays");
+  tap_ok (has_env (&job, "HOME=/sandbox"), "/run: the job environment");
+  rc_job_free (&job);
+  tap_ok (rc_job_build (&job, &cpp, &req, &cfg, &err) == 0 && job.spec.n_files == 3
+              && strcmp (job.spec.files[1].path, "check/checker.cpp") == 0
+              && job.spec.files[1].len == 7,
+          "/run: the checker is written for a language that has one");
+  rc_job_free (&job);
+  rc_lang_free (&py);
+  rc_lang_free (&cpp);
+}
+
+/* /v1/execute: request files, $MAIN, a compile step, args as "$@". */
+static void
+test_execute (void)
+{
+  struct rc_lang py, cpp;
+  struct rc_config cfg;
+  struct rc_job job;
+  struct rc_job_request req = { 0 };
+  struct rc_file files[2] = { { "prog.py", "print(1)", 8, 0644 }, { "lib.py", "", 0, 0644 } };
+  const char *args[] = { "a", "b c", "", "\xc3\xbc", NULL };
+  rc_err_t err = NULL;
+  const struct rc_step *run, *comp;
+
+  config (&cfg);
+  if (load (&py, PY) < 0 || load (&cpp, CPP) < 0)
+    return;
+  req.kind = RC_JOB_EXECUTE;
+  req.workspace = RC_WORKSPACE_TEMPLATE;
+  req.files = files;
+  req.n_files = 2;
+  req.args = args;
+  req.stdin_data = "in";
+  req.stdin_len = 2;
+  req.limits = py.default_limits;
+  tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0, "/v1/execute: builds");
+  run = &job.spec.steps[job.run_step];
+  tap_ok (job.spec.n_steps == 1 && !job.has_compile && job.spec.template_dir == NULL
+              && job.spec.n_files == 2,
+          "/v1/execute: an interpreted language is one step in an empty workspace");
+  tap_ok (argc_of (run->argv) == 8 && strcmp (run->argv[2], "exec python3 -B \"$MAIN\" \"$@\"") == 0
+              && strcmp (run->argv[3], "sh") == 0,
+          "/v1/execute: the run command is exec'd and takes \"$@\" (%s)", run->argv[2]);
+  tap_ok (strcmp (run->argv[4], "a") == 0 && strcmp (run->argv[5], "b c") == 0
+              && strcmp (run->argv[6], "") == 0 && strcmp (run->argv[7], "\xc3\xbc") == 0,
+          "/v1/execute: args follow byte-exact and in order");
+  tap_ok (has_env (&job, "MAIN=prog.py") && has_env (&job, "RUNCELL_LANG_DIR=/langs/x"),
+          "/v1/execute: MAIN is the first file, RUNCELL_LANG_DIR the language directory");
+  tap_ok (run->stdin_len == 2 && run->limits.wall_ms == py.default_limits.wall_ms
+              && run->limits.cpu_ms == py.default_limits.cpu_ms
+              && run->limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&run->limits, cpus)
+              && run->limits.rlimit_as == (3ULL << 30),
+          "/v1/execute: the request's limits and stdin, one RLIMIT_CPU");
+  rc_job_free (&job);
+
+  req.files = (struct rc_file[]){ { "main.cpp", "int main(){}", 12, 0644 } };
+  req.n_files = 1;
+  req.limits = cpp.default_limits;
+  req.limits.memory_bytes = 64ULL << 20;
+  tap_ok (rc_job_build (&job, &cpp, &req, &cfg, &err) == 0 && job.spec.n_steps == 2
+              && job.has_compile && job.run_step == 1,
+          "/v1/execute: a compiled language has a compile step");
+  comp = &job.spec.steps[0];
+  run = &job.spec.steps[1];
+  tap_ok (comp->stop_on_failure && comp->limits.wall_ms == RC_COMPILE_WALL_MS
+              && comp->limits.memory_bytes == (1ULL << 30) && comp->stdin_data == NULL
+              && argc_of (comp->argv) == 4
+              && comp->limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&comp->limits, cpus),
+          "/v1/execute: compile limits of its own, no args, no stdin");
+  tap_ok (strcmp (run->argv[2], "exec /tmp/a.out \"$@\"") == 0 && argc_of (run->argv) == 8
+              && run->limits.memory_bytes == (64ULL << 20),
+          "/v1/execute: the compiled program gets the args and the request's memory");
+  rc_job_free (&job);
+  rc_lang_free (&py);
+  rc_lang_free (&cpp);
+}
+
+/* Sessions: the code staged in /tmp, one step, the session's rlimits. */
+static void
+test_session (void)
+{
+  struct rc_lang cpp;
+  struct rc_config cfg;
+  struct rc_job job;
+  struct rc_job_request req = { 0 };
+  rc_err_t err = NULL;
+  const struct rc_step *st;
+
+  config (&cfg);
+  if (load (&cpp, CPP) < 0)
+    return;
+  req.kind = RC_JOB_EXECUTE;
+  req.workspace = RC_WORKSPACE_BIND;
+  req.bind_dirfd = 7;
+  req.code = "int main(){}";
+  req.code_len = 12;
+  req.limits.wall_ms = 20000;
+  req.limits.memory_bytes = 256ULL << 20;
+  req.limits.pids = 128;
+  req.limits.output_bytes = 10 << 20;
+  req.limits.nofile = 200;
+  req.limits.fsize_bytes = 1 << 20;
+  req.tmp_bytes = 64ULL << 20;
+  tap_ok (rc_job_build (&job, &cpp, &req, &cfg, &err) == 0, "sessions: builds");
+  st = &job.spec.steps[0];
+  tap_ok (job.spec.n_steps == 1 && job.spec.workspace == RC_WORKSPACE_BIND
+              && job.spec.bind_dirfd == 7 && job.spec.n_files == 0
+              && job.spec.tmp_bytes == (64ULL << 20),
+          "sessions: one step in the bound session, nothing written into it");
+  tap_ok (argc_of (st->argv) == 5 && strcmp (st->argv[4], "int main(){}") == 0
+              && strstr (st->argv[2], "\"$d/main.cpp\"") && strstr (st->argv[2], "exec 2>&1")
+              && strstr (st->argv[2], "g++ -o /tmp/a.out *.cpp || exit $?")
+              && strstr (st->argv[2], "exec /tmp/a.out \"$@\"") && !strstr (st->argv[2], "ulimit"),
+          "sessions: staged under /tmp, compiled there, stderr merged, no ulimit prologue");
+  tap_ok (has_env (&job, "MAIN=" RC_EXEC_STAGE_DIR "/main.cpp"),
+          "sessions: MAIN is the staged file");
+  tap_ok (st->limits.nofile == 200 && st->limits.fsize_bytes == (1 << 20) && st->limits.pids == 128
+              && st->limits.output_bytes == (10 << 20)
+              && st->limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&st->limits, cpus),
+          "sessions: RLIMIT_NOFILE and RLIMIT_FSIZE are limits fields, one RLIMIT_CPU");
+  rc_job_free (&job);
+  rc_lang_free (&cpp);
+}
+
+/* `runcell exec`: a command as given, with or without a language. */
+static void
+test_command (void)
+{
+  struct rc_lang py;
+  struct rc_config cfg;
+  struct rc_job job;
+  struct rc_job_request req = { 0 };
+  const char *argv[] = { "/bin/true", "x", NULL };
+  rc_err_t err = NULL;
+
+  config (&cfg);
+  if (load (&py, PY) < 0)
+    return;
+  req.kind = RC_JOB_COMMAND;
+  req.argv = argv;
+  req.limits.wall_ms = 1000;
+  tap_ok (rc_job_build (&job, NULL, &req, &cfg, &err) == 0 && job.spec.steps[0].argv == argv
+              && job.spec.template_dir == NULL && job.spec.tmp_bytes == (32ULL << 20)
+              && job.spec.steps[0].limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&req.limits, cpus)
+              && job.spec.steps[0].limits.pids == 512,
+          "runcell exec: argv as given without a language, RUN_SANDBOX_TMP_SIZE");
+  rc_job_free (&job);
+  req.template_dir = "/elsewhere";
+  tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0
+              && strcmp (job.spec.template_dir, "/elsewhere") == 0
+              && job.spec.tmp_bytes == (256ULL << 20),
+          "runcell exec: --template over the language directory");
+  rc_job_free (&job);
+  req.argv = NULL;
+  req.template_dir = NULL;
+  tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0 && job.spec.n_files == 0
+              && strcmp (job.spec.steps[0].argv[2], "python3 -B ./checker.py") == 0
+              && strcmp (job.spec.template_dir, "/langs/x") == 0,
+          "runcell exec --lang: the language's command, no solution file invented");
+  rc_job_free (&job);
+  tap_ok (rc_job_build (&job, NULL, &req, &cfg, &err) < 0,
+          "runcell exec: no command and no language is an error");
+  rc_error_free (&err);
+  rc_job_free (&job);
+  rc_lang_free (&py);
+}
+
+int
+main (void)
+{
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  cpus = n > 0 ? (unsigned)n : 1;
+  test_rlimit_cpu ();
+  test_contract ();
+  test_execute ();
+  test_session ();
+  test_command ();
+  return tap_done ();
+}
