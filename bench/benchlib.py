@@ -245,14 +245,17 @@ def bench_langs_dir(wd):
 
 
 WRK_LUA = r"""
-wrk.method = "POST"
-wrk.body = %s
+wrk.method = %(method)s
+wrk.body = %(body)s
 wrk.headers["Content-Type"] = "application/json"
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
 function init(args) bad = 0 end
 function response(status, headers, body)
-  if status ~= 200 or not string.find(body, '"stdout":"1\\n"', 1, true) then bad = bad + 1 end
+  if status ~= 200 or not string.find(body, %(expect)s, 1, true) then
+    if bad == 0 then io.stderr:write(string.format("wrk: bad answer %%d %%s\n", status, body)) end
+    bad = bad + 1
+  end
 end
 function done(summary, latency, requests)
   local n = 0
@@ -268,10 +271,14 @@ def _wrk_ms(text):
     return v * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[m.group(2)]
 
 
-def wrk(svc, path, body, conc, seconds, workdir):
+def wrk(svc, path, body, conc, seconds, workdir, expect='"stdout":"1\\n"'):
+    """wrk figures of POST path with body (GET when body is None), each
+    answer checked: 200 and expect somewhere in it."""
     script = os.path.join(workdir, "post.lua")
     with open(script, "w") as f:
-        f.write(WRK_LUA % json.dumps(json.dumps(body)))
+        f.write(WRK_LUA % {"method": json.dumps("GET" if body is None else "POST"),
+                           "body": "nil" if body is None else json.dumps(json.dumps(body)),
+                           "expect": json.dumps(expect)})
     p = subprocess.run(["wrk", "-t", str(conc), "-c", str(conc), "-d", "%ds" % seconds,
                         "--timeout", "30s", "--latency", "-s", script,
                         "http://127.0.0.1:%d%s" % (svc.port, path)],
@@ -284,6 +291,8 @@ def wrk(svc, path, body, conc, seconds, workdir):
            "bad": int(re.search(r"^BAD (\d+)", o, re.M).group(1))}
     m = re.search(r"Non-2xx or 3xx responses: (\d+)", o)
     res["non2xx"] = int(m.group(1)) if m else 0
+    m = re.search(r"^wrk: bad answer .*$", o, re.M)
+    res["why"] = m.group(0)[:300] if m else ""
     return res
 
 
