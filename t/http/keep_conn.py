@@ -7,6 +7,7 @@ both slots run long jobs and the idle kept connections pin workers,
 
 import http.client
 import json
+import os
 import threading
 import uuid
 
@@ -14,6 +15,8 @@ import rchttp
 import tap
 
 t = tap.Tap()
+# Off by default in nginx/render; this test is about the "on" setting.
+os.environ["RCHTTP_FASTCGI_KEEP_CONN"] = "on"
 
 try:
     svc = rchttp.Service(env={"RUN_CONCURRENCY": 2}).start()
