@@ -231,12 +231,13 @@ SH_MANIFEST = {
 
 
 def bench_langs_dir(wd):
-    """RUN_LANGS_DIR for the service: langs/python (a symlink to the real
-    one) and the bench-only benchsh."""
+    """RUN_LANGS_DIR for the service: langs/python and langs/js (symlinks
+    to the real ones) and the bench-only benchsh."""
     d = os.path.join(wd.dir, "langs")
     if not os.path.isdir(d):
         os.makedirs(os.path.join(d, "benchsh", "check"))
-        os.symlink(os.path.join(SRCDIR, "langs", "python"), os.path.join(d, "python"))
+        for slug in ("python", "js"):
+            os.symlink(os.path.join(SRCDIR, "langs", slug), os.path.join(d, slug))
         with open(os.path.join(d, "benchsh", "manifest.json"), "w") as f:
             json.dump(SH_MANIFEST, f)
         with open(os.path.join(d, "benchsh", "Makefile"), "w") as f:
@@ -245,14 +246,17 @@ def bench_langs_dir(wd):
 
 
 WRK_LUA = r"""
-wrk.method = "POST"
-wrk.body = %s
+wrk.method = %(method)s
+wrk.body = %(body)s
 wrk.headers["Content-Type"] = "application/json"
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
 function init(args) bad = 0 end
 function response(status, headers, body)
-  if status ~= 200 or not string.find(body, '"stdout":"1\\n"', 1, true) then bad = bad + 1 end
+  if status ~= 200 or not string.find(body, %(expect)s, 1, true) then
+    if bad == 0 then io.stderr:write(string.format("wrk: bad answer %%d %%s\n", status, body)) end
+    bad = bad + 1
+  end
 end
 function done(summary, latency, requests)
   local n = 0
@@ -268,10 +272,14 @@ def _wrk_ms(text):
     return v * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[m.group(2)]
 
 
-def wrk(svc, path, body, conc, seconds, workdir):
+def wrk(svc, path, body, conc, seconds, workdir, expect='"stdout":"1\\n"'):
+    """wrk figures of POST path with body (GET when body is None), each
+    answer checked: 200 and expect somewhere in it."""
     script = os.path.join(workdir, "post.lua")
     with open(script, "w") as f:
-        f.write(WRK_LUA % json.dumps(json.dumps(body)))
+        f.write(WRK_LUA % {"method": json.dumps("GET" if body is None else "POST"),
+                           "body": "nil" if body is None else json.dumps(json.dumps(body)),
+                           "expect": json.dumps(expect)})
     p = subprocess.run(["wrk", "-t", str(conc), "-c", str(conc), "-d", "%ds" % seconds,
                         "--timeout", "30s", "--latency", "-s", script,
                         "http://127.0.0.1:%d%s" % (svc.port, path)],
@@ -284,6 +292,8 @@ def wrk(svc, path, body, conc, seconds, workdir):
            "bad": int(re.search(r"^BAD (\d+)", o, re.M).group(1))}
     m = re.search(r"Non-2xx or 3xx responses: (\d+)", o)
     res["non2xx"] = int(m.group(1)) if m else 0
+    m = re.search(r"^wrk: bad answer .*$", o, re.M)
+    res["why"] = m.group(0)[:300] if m else ""
     return res
 
 
@@ -373,37 +383,47 @@ def _bare_lang_once(slug, man, command, body):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _lang_row(svc, slug, label, command, body, n):
-    """One table-3 row: n warm bare runs alternating with n POST /run."""
+def lang_pair(svc, slug, n, command=None, body=None):
+    """Codebattle's a+b for slug: n warm (bare ms, /run ms) pairs after one
+    warm-up, alternating; (bare list, http list, error text or None).
+    command and body replace the resolved command and the request (the
+    csharp-on-mono comparison row)."""
     import cbparse
     import langtest
+    from langcases import CASES
     man = langtest.manifest(slug)
-    body = dict(body, timeout="120s")
+    command = command or langtest.resolved_command(slug).strip()
+    body = dict(body or langtest.request_for(slug, langtest.SUM_TASK, CASES[slug]["ok"]))
+    body["timeout"] = "120s"
     asserts = langtest.SUM_TASK["asserts"]
     bare, http = [], []
     for i in range(n + 1):
         dt, code, out, errtext = _bare_lang_once(slug, man, command, body)
         if cbparse.parse(code, out, errtext, asserts)["status"] != "ok":
-            err = "bare run not ok: exit %s %s" % (code, (out + errtext)[-300:])
-            return "| %s | failed: %s | | | |" % (label, err.replace("|", "/").replace("\n", " "))
+            return bare, http, "bare run not ok: exit %s %s" % (code, (out + errtext)[-300:])
         t0 = time.monotonic()
         r = svc.post_json("/run", body, timeout=300)
         ht = time.monotonic() - t0
         j = r.json if isinstance(r.json, dict) else {}
         if r.status != 200 or cbparse.parse(j.get("exit_code"), j.get("stdout", ""),
                                             j.get("stderr", ""), asserts)["status"] != "ok":
-            err = "/run not ok: HTTP %d %s" % (r.status, r.text[-300:])
-            return "| %s | failed: %s | | | |" % (label, err.replace("|", "/").replace("\n", " "))
+            return bare, http, "/run not ok: HTTP %d %s" % (r.status, r.text[-300:])
         if i > 0:
             bare.append(dt * 1000)
             http.append(ht * 1000)
+    return bare, http, None
+
+
+def _lang_row(svc, slug, label, n, command=None, body=None):
+    """One table-3 row from lang_pair."""
+    bare, http, err = lang_pair(svc, slug, n, command, body)
+    if err:
+        return "| %s | failed: %s | | | |" % (label, err.replace("|", "/").replace("\n", " "))
     b, h = statistics.median(bare), statistics.median(http)
     return "| %s | %.0f | %.0f | %+.0f | %.2f |" % (label, b, h, h - b, h / b)
 
 
 def table_lang(wd, slugs, n):
-    import cbcheckers
-    import cbparse
     import langtest
     from langcases import CASES
     all_slugs = sorted(CASES)
@@ -422,13 +442,13 @@ def table_lang(wd, slugs, n):
     with rchttp.Service(env={"RUN_CONCURRENCY": "2"}, languages=",".join(avail),
                         start_timeout=180) as svc:
         for slug in avail:
-            body = langtest.request_for(slug, langtest.SUM_TASK, CASES[slug]["ok"])
-            lines.append(_lang_row(svc, slug, slug, langtest.resolved_command(slug).strip(), body, n))
+            lines.append(_lang_row(svc, slug, slug, n))
     # csharp runs on the .NET SDK when dotnet is installed; where mono is
     # installed too, its row is measured in the same minutes for comparison
     # (RC_CSHARP_MONO=1 makes langs/csharp resolve to mono; the checker is
     # the C# 7 variant, since mcs cannot compile Codebattle's).
     if "csharp" in avail and shutil.which("dotnet") and shutil.which("mono") and shutil.which("mcs"):
+        import cbcheckers
         mono_env = {"RUN_CONCURRENCY": "2", "RC_CSHARP_MONO": "1"}
         with rchttp.Service(env=mono_env, languages="csharp", start_timeout=180) as svc:
             body = langtest.request_for("csharp", langtest.SUM_TASK, CASES["csharp"]["ok"])
@@ -436,7 +456,7 @@ def table_lang(wd, slugs, n):
             cmd = subprocess.run(["make", "-n", "-s", "test", "RC_CSHARP_MONO=1"],
                                  cwd=os.path.join(SRCDIR, "langs", "csharp"), stdin=subprocess.DEVNULL,
                                  capture_output=True, text=True, check=True).stdout.strip()
-            lines.append(_lang_row(svc, "csharp", "csharp (mono)", cmd, body, n))
+            lines.append(_lang_row(svc, "csharp", "csharp (mono)", n, cmd, body))
     if missing:
         lines += ["", "Not installed here (skipped): %s" % ", ".join(missing)]
     return lines
@@ -530,4 +550,94 @@ def table_footprint(wd, requests):
         lines.append("| all workers | | | %+d | %.1f |" % (total, total * 1024.0 / requests))
         lines += ["", "%d requests in %.0f s (%.1f/s), %d failed." % (
             requests, took, requests / took, fails)]
+    return lines
+
+
+# ---------------------------------------------------------------- goals
+
+def _met(value, goal, least, lower_is_better=True):
+    if value is None:
+        return "-"
+    ok = (lambda a, b: a <= b) if lower_is_better else (lambda a, b: a >= b)
+    if ok(value, goal):
+        return "yes"
+    return "at least" if least is not None and ok(value, least) else "no"
+
+
+def table_goals(wd, seconds, runs):
+    """Issue 14's goals, each against bare (or bwrap) measured in the same
+    minutes: the trivial job over HTTP (p50 difference, jobs/s at 2), the
+    whole `runcell exec` process against bwrap, the per-job cost inside one
+    process, python and js a+b through /run against their bare command."""
+    lines = ["", "## 0. Goals of issue 14 (load %s at start)" % load(), "",
+             "Trivial job: the bench-only `benchsh` language, `/bin/sh -c '. \"./$MAIN\"'` "
+             "with main.sh = `echo 1` (one /bin/sh; the answer's stdout is checked); bare: "
+             "the same command from bench/loop.c.  wrk %d s per HTTP row on loopback "
+             "(keep-alive, nginx -> runcell-fcgi RUN_CONCURRENCY=2, full sandbox)." % seconds, "",
+             "| metric | runcell | bare | bwrap | unshare | vs | goal | at least | met? | load |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    bare_dir = os.path.join(wd.dir, "goals")
+    os.makedirs(bare_dir, exist_ok=True)
+    with open(os.path.join(bare_dir, "main.sh"), "w") as f:
+        f.write("echo 1\n")
+    bare_env = {"PATH": BARE_PATH, "HOME": bare_dir, "LANG": "C.UTF-8", "MAIN": "main.sh"}
+    sh = ["/bin/sh", "-c", ". \"./$MAIN\"", "sh"]
+    env = {"RUN_CONCURRENCY": "2", "RUN_LANGS_DIR": bench_langs_dir(wd)}
+    langs = [s for s in ("python", "js") if _lang_available(s)]
+    with rchttp.Service(env=env, languages=",".join(["benchsh"] + langs),
+                        start_timeout=180) as svc:
+        r = svc.post_json("/v1/execute", SH_BODY)
+        if r.status != 200 or '"stdout":"1\\n"' not in r.text:
+            raise RuntimeError("/v1/execute benchsh: %r %s" % (r, r.text[:500]))
+        w1 = wrk(svc, "/v1/execute", SH_BODY, 1, seconds, wd.dir)
+        b1 = bare_loop(wd, sh, max(runs, int(w1["n"])), 1, cwd=bare_dir, env=bare_env)
+        d = w1["p50"] - b1["p50_ms"]
+        bad1 = w1["bad"] + w1["non2xx"]
+        lines.append("| trivial /v1/execute p50 ms, concurrency 1%s | %s | %s | | | "
+                     "difference %+.2f ms | <= 0.5 | <= 1.0 | %s | %s |" % (
+                         " (%d bad answers)" % bad1 if bad1 else "", fmt(w1["p50"]),
+                         fmt(b1["p50_ms"]), d, _met(d, 0.5, 1.0), load()))
+        w2 = wrk(svc, "/v1/execute", SH_BODY, 2, seconds, wd.dir)
+        b2 = bare_loop(wd, sh, max(runs, int(w2["n"])), 2, cwd=bare_dir, env=bare_env)
+        bad2 = w2["bad"] + w2["non2xx"]
+        lines.append("| trivial jobs/s, concurrency 2%s | %s | %s | | | "
+                     "%.2f x bare | >= 1000 | >= 800 | %s | %s |" % (
+                         " (%d bad answers)" % bad2 if bad2 else "", fmt(w2["rps"], 0),
+                         fmt(b2["jobs_per_s"], 0), w2["rps"] / b2["jobs_per_s"],
+                         _met(w2["rps"], 1000, 800, lower_is_better=False), load()))
+        lang_rows = []
+        for slug in langs:
+            bare, http, err = lang_pair(svc, slug, max(5, runs // 5))
+            lang_rows.append((slug, bare, http, err))
+    check_runcell(wd, ["/bin/true"], "")
+    rows = [["/bin/true"], UNSHARE + ["/bin/true"], BWRAP + ["/bin/true"],
+            [wd.runcell, "exec", "--", "/bin/true"]]
+    res = hyperfine(rows, runs, runcell_env())
+    bare, uns, bw, rc = (res[tuple(c)][0] for c in rows)
+    lines.append("| `runcell exec -- /bin/true`, whole process, median ms | %s | %s | %s | %s | "
+                 "%.2f x bwrap | <= 1.0 x | <= 1.2 x | %s | %s |" % (
+                     fmt(rc), fmt(bare), fmt(bw), fmt(uns), rc / bw, _met(rc / bw, 1.0, 1.2),
+                     load()))
+    n = 200
+    lp = bare_loop(wd, ["/bin/true"], n)
+    rmed, _ = runcell_repeat(wd, ["/bin/true"], n)
+    d = rmed - lp["p50_ms"]
+    lines.append("| per job inside one process (`runcell exec --repeat %d -- /bin/true`), "
+                 "median ms | %s | %s | | | difference %+.2f ms | <= 0.7 | | %s | %s |" % (
+                     n, fmt(rmed), fmt(lp["p50_ms"]), d, _met(d, 0.7, None), load()))
+    for slug, bare_l, http_l, err in lang_rows:
+        if err:
+            lines.append("| %s a+b through /run | failed: %s | | | | | <= 1.05 x | | no | |"
+                         % (slug, err.replace("|", "/").replace("\n", " ")[:200]))
+            continue
+        b, h = statistics.median(bare_l), statistics.median(http_l)
+        lines.append("| %s a+b through /run, p50 ms of %d | %.0f | %.0f | | | %.2f x bare | "
+                     "<= 1.05 x | | %s | %s |" % (slug, len(http_l), h, b, h / b,
+                                                  _met(h / b, 1.05, None), load()))
+    for slug in ("python", "js"):
+        if slug not in langs:
+            lines.append("| %s a+b through /run | not installed | | | | | <= 1.05 x | | - | |"
+                         % slug)
+    lines += ["", "bwrap and unshare: %s; %s.  runcell: %s." % (
+        ISOLATION["bwrap"], ISOLATION["unshare"], ISOLATION["runcell"])]
     return lines

@@ -30,7 +30,7 @@ static volatile sig_atomic_t worker_stop;
 static void
 on_term (int sig)
 {
-  (void) sig;
+  (void)sig;
   worker_stop = 1;
 }
 
@@ -39,7 +39,7 @@ now_us (void)
 {
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 static const char *
@@ -48,7 +48,10 @@ param (FCGX_Request *r, const char *name)
   return FCGX_GetParam (name, r->envp);
 }
 
-/* Reads the body, at most input_max bytes; more marks it too large. */
+/* Reads the body, at most input_max bytes; more marks it too large.  nginx
+ * buffers the whole body and declares its length, so the body is read
+ * straight into one allocation of that size; without a length (another
+ * front end) it grows in chunks. */
 static int
 read_body (FCGX_Request *r, const struct rc_config *cfg, struct rc_buf *body, bool *too_large)
 {
@@ -61,17 +64,33 @@ read_body (FCGX_Request *r, const struct rc_config *cfg, struct rc_buf *body, bo
       *too_large = true;
       return 0;
     }
+  /* FCGX_GetStr counts in int: larger bodies take the chunked path. */
+  if (declared > 0 && declared < INT32_MAX - 2)
+    {
+      int n;
+      /* One byte more than declared: a body longer than its length is
+       * seen (and read on below), and the buffer stays NUL-terminated. */
+      body->data = malloc ((size_t)declared + 2);
+      if (body->data == NULL)
+        return -1;
+      body->cap = (size_t)declared + 2;
+      n = FCGX_GetStr (body->data, (int)declared + 1, r->in);
+      body->len = n > 0 ? (size_t)n : 0;
+      body->data[body->len] = '\0';
+      if (body->len <= declared)
+        return 0;
+    }
   for (;;)
     {
       int n = FCGX_GetStr (chunk, sizeof chunk, r->in);
       if (n <= 0)
         break;
-      if (body->len + (size_t) n > cfg->input_max)
+      if (body->len + (size_t)n > cfg->input_max)
         {
           *too_large = true;
           return 0;
         }
-      if (rc_buf_append (body, chunk, (size_t) n) < 0)
+      if (rc_buf_append (body, chunk, (size_t)n) < 0)
         return -1;
     }
   return 0;
@@ -80,26 +99,36 @@ read_body (FCGX_Request *r, const struct rc_config *cfg, struct rc_buf *body, bo
 static void
 write_response (FCGX_Request *r, const struct rc_http_response *res)
 {
-  /* Headers are formatted with the C library: libfcgi's own FCGX_FPrintF
-   * does not know the z length modifier and would garble Content-Length. */
-  struct rc_buf h = { 0 };
-  rc_buf_printf (&h, "Status: %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n", res->status,
-                 rc_http_reason (res->status),
-                 res->content_type ? res->content_type : "application/json", res->body.len);
-  if (res->allow)
-    rc_buf_printf (&h, "Allow: %s\r\n", res->allow);
-  if (res->status == 429)
-    rc_buf_append_str (&h, "Retry-After: 1\r\n");
-  rc_buf_append_str (&h, "Cache-Control: no-store\r\n\r\n");
-  FCGX_PutStr (h.data, (int) h.len, r->out);
+  /* Headers are formatted with the C library into a stack buffer (no
+   * allocation per request): libfcgi's own FCGX_FPrintF does not know the
+   * z length modifier and would garble Content-Length.  The variable parts
+   * are bounded (a status, a reason, a content type and an Allow list of
+   * our own constants), so 1 KiB always holds them; a longer result would
+   * be cut, and is refused instead. */
+  char h[1024];
+  int n = snprintf (h, sizeof h,
+                    "Status: %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s%s%s"
+                    "Cache-Control: no-store\r\n\r\n",
+                    res->status, rc_http_reason (res->status),
+                    res->content_type ? res->content_type : "application/json", res->body.len,
+                    res->allow ? "Allow: " : "", res->allow ? res->allow : "",
+                    res->allow ? "\r\n" : "", res->status == 429 ? "Retry-After: 1\r\n" : "");
+  if (n < 0 || (size_t)n >= sizeof h)
+    {
+      static const char fail[] = "Status: 500 Internal Server Error\r\nContent-Type: "
+                                 "application/json\r\nContent-Length: 20\r\n\r\n"
+                                 "{\"error\":\"internal\"}";
+      FCGX_PutStr (fail, (int)sizeof fail - 1, r->out);
+      return;
+    }
+  FCGX_PutStr (h, n, r->out);
   if (res->body.len)
-    FCGX_PutStr (res->body.data, (int) res->body.len, r->out);
-  rc_buf_free (&h);
+    FCGX_PutStr (res->body.data, (int)res->body.len, r->out);
 }
 
 static void
-log_request (FCGX_Request *r, const struct rc_http_request *req,
-             const struct rc_http_response *res, uint64_t started_us)
+log_request (FCGX_Request *r, const struct rc_http_request *req, const struct rc_http_response *res,
+             uint64_t started_us)
 {
   struct rc_buf f = { 0 };
   bool first = true;
@@ -129,13 +158,13 @@ log_request (FCGX_Request *r, const struct rc_http_request *req,
     }
   if (res->log_job)
     rc_buf_printf (&f, ",\"setup_us\":%llu,\"prestarted\":%s",
-                   (unsigned long long) res->log_setup_us, res->log_prestarted ? "true" : "false");
+                   (unsigned long long)res->log_setup_us, res->log_prestarted ? "true" : "false");
   rc_buf_printf (&f,
                  ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,\"bytes_in\":%zu,"
                  "\"bytes_out\":%zu,\"duration_ms\":%.3f",
-                 (unsigned long long) res->log_wall_ms, (unsigned long long) res->log_cpu_ms,
-                 (unsigned long long) res->log_mem_kb, req->body_len, res->body.len,
-                 (double) (now_us () - started_us) / 1000.0);
+                 (unsigned long long)res->log_wall_ms, (unsigned long long)res->log_cpu_ms,
+                 (unsigned long long)res->log_mem_kb, req->body_len, res->body.len,
+                 (double)(now_us () - started_us) / 1000.0);
   if (rc_log_debug_enabled ())
     {
       /* DEBUG: the request headers, as FastCGI passes them (HTTP_*). */
@@ -150,7 +179,7 @@ log_request (FCGX_Request *r, const struct rc_http_request *req,
             if (!hfirst)
               rc_buf_append (&f, ",", 1);
             hfirst = false;
-            rc_json_string (&f, *e + 5, (size_t) (eq - *e - 5));
+            rc_json_string (&f, *e + 5, (size_t)(eq - *e - 5));
             rc_buf_append (&f, ":", 1);
             rc_json_cstring (&f, eq + 1);
           }
@@ -187,7 +216,7 @@ serve_one (struct rc_app *app, FCGX_Request *r)
     }
   if (uri == NULL || *uri == '\0')
     uri = "/";
-  path_len = q ? (size_t) (q - uri) : strlen (uri);
+  path_len = q ? (size_t)(q - uri) : strlen (uri);
   if (path_len >= sizeof path)
     {
       /* Never act on a silently shortened path. */
@@ -207,7 +236,7 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   req.request_id = param (r, "REQUEST_ID");
   if (req.request_id == NULL)
     {
-      snprintf (rid, sizeof rid, "%ld-%llu", (long) getpid (), (unsigned long long) started);
+      snprintf (rid, sizeof rid, "%ld-%llu", (long)getpid (), (unsigned long long)started);
       req.request_id = rid;
     }
   if (strcmp (req.method, "POST") == 0 || strcmp (req.method, "PUT") == 0)
@@ -272,7 +301,8 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
       rc_sandbox_set_prestart (app.sandbox, RC_PRESTART_IDLE);
       rc_sandbox_prestart (app.sandbox);
     }
-  if (FCGX_Init () != 0 || FCGX_InitRequest (&request, ctx->listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0)
+  if (FCGX_Init () != 0
+      || FCGX_InitRequest (&request, ctx->listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0)
     {
       rc_log (RC_LOG_ERROR, "worker_failed", "worker %u: libfcgi initialisation failed",
               ctx->index);
@@ -288,8 +318,8 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
             break;
           if (errno != EINTR)
             {
-              rc_log (RC_LOG_WARN, "accept_failed", "worker %u: FCGX_Accept_r returned %d (errno %d)",
-                      ctx->index, rc, errno);
+              rc_log (RC_LOG_WARN, "accept_failed",
+                      "worker %u: FCGX_Accept_r returned %d (errno %d)", ctx->index, rc, errno);
               usleep (10000);
             }
           continue;

@@ -370,6 +370,10 @@ class Service:
         }
         if self.nginx_body_max is not None:
             site["NGINX_BODY_MAX"] = str(self.nginx_body_max)
+        # bench/ab_front.py compares kept and per-request FastCGI connections.
+        for knob in ("FASTCGI_KEEP_CONN", "FASTCGI_KEEPALIVE"):
+            if os.environ.get("RCHTTP_" + knob):
+                site[knob] = os.environ["RCHTTP_" + knob]
         self._render("runcell.conf.in", os.path.join(self.tmp, "runcell-site.conf"), site)
         self._render("nginx.conf.in", os.path.join(self.tmp, "nginx.conf"), {
             "NGINX_USER": pwd.getpwuid(os.geteuid()).pw_name,
