@@ -462,14 +462,6 @@ rc_cg_sleep_us (unsigned us)
     ;
 }
 
-uint64_t
-rc_cg_now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* --- killing --- */
 
 struct pid_list
@@ -613,7 +605,7 @@ int
 rc_cg_kill_loop (const int *dirs, size_t n, unsigned timeout_ms, rc_err_t *err)
 {
   struct pid_list now = { 0 }, again = { 0 };
-  uint64_t deadline = rc_cg_now_ms () + timeout_ms;
+  uint64_t deadline = rc_now_ms () + timeout_ms;
   unsigned pause_us = 100;
   int ret = -1;
 
@@ -629,7 +621,7 @@ rc_cg_kill_loop (const int *dirs, size_t n, unsigned timeout_ms, rc_err_t *err)
           ret = 0;
           break;
         }
-      if (rc_cg_now_ms () >= deadline)
+      if (rc_now_ms () >= deadline)
         {
           rc_error_set (err, ETIMEDOUT, "cgroup: %d processes left in the slot after %u ms", left,
                         timeout_ms);

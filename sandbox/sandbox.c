@@ -73,14 +73,6 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t
-rc_now_us (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* mkdir -p of one level with an exact mode, refusing a symlink or a
  * directory someone else owns. */
 static int

@@ -12,6 +12,7 @@
 #ifndef RUNCELL_SANDBOX_INTERNAL_H
 #define RUNCELL_SANDBOX_INTERNAL_H
 
+#include "common/clock.h"
 #include "common/config.h"
 #include "common/error.h"
 #include "common/job.h"
@@ -57,7 +58,6 @@ struct rc_sandbox
 /* sandbox.c */
 int rc_sandbox_get_slot (struct rc_sandbox *sb, int slot, struct rc_cgroup_slot **out,
                          rc_err_t *err);
-uint64_t rc_now_us (void);
 /* Waits for the slot's killed init, if any (its namespaces' teardown). */
 void rc_sandbox_reap_dying (struct rc_sandbox *sb, int slot);
 

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "fcgi/sessions/sessions.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/sessions/session_fs.h"
@@ -106,19 +107,11 @@ ensure_root (const char *root, rc_err_t *err)
   return 0;
 }
 
-static uint64_t
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* flock with a deadline; 0, or -1 with errno EWOULDBLOCK on timeout. */
 static int
 lock_wait (int fd, uint64_t wait_s)
 {
-  uint64_t deadline = now_ms () + wait_s * 1000u;
+  uint64_t deadline = rc_now_ms () + wait_s * 1000u;
   for (;;)
     {
       struct timespec pause = { 0, 10 * 1000 * 1000 };
@@ -126,7 +119,7 @@ lock_wait (int fd, uint64_t wait_s)
         return 0;
       if (errno != EWOULDBLOCK && errno != EINTR)
         return -1;
-      if (now_ms () >= deadline)
+      if (rc_now_ms () >= deadline)
         {
           errno = EWOULDBLOCK;
           return -1;
@@ -568,9 +561,9 @@ rc_sessions_sweep (const struct rc_config *cfg)
   struct dirent *de;
   struct timespec now;
 
-  if (sc == NULL || now_ms () < next_ms)
+  if (sc == NULL || rc_now_ms () < next_ms)
     return;
-  next_ms = now_ms () + sc->sweep_s * 1000u;
+  next_ms = rc_now_ms () + sc->sweep_s * 1000u;
   root = rc_session_root (cfg, sc);
   if (root == NULL)
     return;
