@@ -434,7 +434,7 @@ rc_sandbox_slot_clean (struct rc_sandbox *sb, int slot, rc_err_t *err)
   /* Processes of the slot uid outside the slot cgroup are not ours to
    * kill (another runner sharing RUN_UID_BASE, an operator's mistake):
    * the slot is refused instead, so two jobs never share a uid. */
-  uid = (uid_t)(sb->cfg->uid_base + (unsigned)slot);
+  uid = rc_slot_uid (sb->cfg, slot);
   n = count_uid (uid);
   if (n != 0)
     return rc_error_set (err, EBUSY,

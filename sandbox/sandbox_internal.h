@@ -19,6 +19,7 @@
 #include "sandbox/cgroup.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp_filter.h"
+#include "sandbox/session_workspace.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -23,6 +23,7 @@
 #include "common/json_out.h"
 #include "common/log.h"
 #include "fcgi/sessions/session_fs.h"
+#include "sandbox/session_workspace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -213,8 +214,8 @@ prepare_slot (int slot, void *ud)
   struct prep_ctx *c = ud;
   if (c->app->sandbox && rc_sandbox_mode_of (c->app->sandbox) == RC_SANDBOX_ISOLATED)
     {
-      uid_t uid = (uid_t)(c->app->cfg->uid_base + (unsigned)slot);
-      if (rc_sfs_chown_tree (c->s->dirfd, uid, (gid_t)uid) < 0)
+      uid_t uid = rc_slot_uid (c->app->cfg, slot);
+      if (rc_session_ws_chown_tree (c->s->dirfd, uid, (gid_t)uid, RC_SFS_WALK_DEPTH) < 0)
         rc_log (RC_LOG_WARN, "session_chown", "some entries keep their owner: %s",
                 strerror (errno));
     }

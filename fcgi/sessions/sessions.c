@@ -15,16 +15,15 @@
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/sessions/session_fs.h"
+#include "sandbox/session_workspace.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -156,16 +155,9 @@ rc_sessions_count (const struct rc_config *cfg, const struct rc_session_config *
 static int
 mount_quota (const struct rc_session_config *sc, const char *dir, rc_err_t *err)
 {
-  char opts[256];
   if (sc->quota != RC_SESSION_QUOTA_TMPFS)
     return 0;
-  /* nr_inodes counts the root directory too. */
-  snprintf (opts, sizeof opts, "size=%llu,nr_inodes=%llu,mode=0700,uid=0,gid=0",
-            (unsigned long long)sc->max_session_size,
-            (unsigned long long)sc->max_session_entries + 1);
-  if (mount ("runcell-session", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
-    return rc_error_sys (err, "mount tmpfs %s (%s)", dir, opts);
-  return 0;
+  return rc_session_ws_mount_quota (dir, sc->max_session_size, sc->max_session_entries, err);
 }
 
 /* Removes a data directory whatever is in it: unmount the tmpfs (the
@@ -174,8 +166,8 @@ static int
 remove_data_dir (const char *dir, rc_err_t *err)
 {
   int fd;
-  if (umount2 (dir, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT && errno != EPERM)
-    return rc_error_sys (err, "umount %s", dir);
+  if (rc_session_ws_unmount (dir, err) < 0)
+    return -1;
   if (rmdir (dir) == 0 || errno == ENOENT)
     return 0;
   fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -460,10 +452,8 @@ rc_sessions_host_setup (const struct rc_config *cfg, rc_err_t *err)
       /* Session tmpfs mounts live in a namespace of the service's own, so
        * they go away with its last process however it ends.  Private
        * propagation keeps them from leaking back into the host's. */
-      if (unshare (CLONE_NEWNS) < 0)
-        return rc_error_sys (err, "sessions: unshare(CLONE_NEWNS)");
-      if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        return rc_error_sys (err, "sessions: make / private");
+      if (rc_session_ws_host_namespace (err) < 0)
+        return -1;
     }
   return 0;
 }
