@@ -98,8 +98,7 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
 {
   const struct rc_config *cfg = app->cfg;
   struct rc_execute_request ex;
-  char msg[512];
-  int status = 400;
+  rc_err_t err = NULL;
   struct rc_file *files = NULL;
   struct rc_job_request jr;
   struct rc_job job = { 0 };
@@ -107,11 +106,9 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
   rc_err_t err = NULL;
 
   res->log_job = true;
-  if (rc_execute_request_parse (req->body, req->body_len, cfg, app->langs, &ex, &status, msg,
-                                sizeof msg)
-      < 0)
+  if (rc_execute_request_parse (req->body, req->body_len, cfg, app->langs, &ex, &err) < 0)
     {
-      rc_http_error (res, status, msg);
+      rc_http_error_from (res, &err, "execute_request");
       res->log_outcome = "bad_request";
       return;
     }
