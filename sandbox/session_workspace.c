@@ -3,8 +3,8 @@
 #include "config.h"
 
 #include "sandbox/session_workspace.h"
+#include "common/dirwalk.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -46,55 +46,30 @@ rc_session_ws_unmount (const char *dir, rc_err_t *err)
   return 0;
 }
 
-static int
-chown_walk (int dirfd, uid_t uid, gid_t gid, unsigned depth, unsigned max_depth)
+struct chown_ctx
 {
-  int dup_fd;
-  DIR *d;
-  struct dirent *de;
-  int ret = 0;
+  uid_t uid;
+  gid_t gid;
+  int failed_errno; /* the first fchownat failure, 0 if none */
+};
 
-  if (depth > max_depth)
-    return 0; /* deeper entries keep their owner (documented) */
-  dup_fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dup_fd < 0)
-    return -1;
-  d = fdopendir (dup_fd);
-  if (d == NULL)
-    {
-      close (dup_fd);
-      return -1;
-    }
-  while ((de = readdir (d)) != NULL)
-    {
-      struct stat sb;
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (fstatat (dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-        continue;
-      if ((sb.st_uid != uid || sb.st_gid != gid)
-          && fchownat (dirfd, de->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
-        ret = -1;
-      if (S_ISDIR (sb.st_mode))
-        {
-          int sub = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-          if (sub < 0)
-            {
-              ret = -1;
-              continue;
-            }
-          if (chown_walk (sub, uid, gid, depth + 1, max_depth) < 0)
-            ret = -1;
-          close (sub);
-        }
-    }
-  closedir (d);
-  return ret;
+static int
+chown_visit (const struct rc_dirwalk_entry *e, void *ud)
+{
+  struct chown_ctx *c = ud;
+  if ((e->st->st_uid != c->uid || e->st->st_gid != c->gid)
+      && fchownat (e->dirfd, e->name, c->uid, c->gid, AT_SYMLINK_NOFOLLOW) < 0
+      && c->failed_errno == 0)
+    c->failed_errno = errno;
+  /* Its children are handed over even when the directory itself keeps
+   * its owner. */
+  return RC_DIRWALK_DESCEND;
 }
 
 int
 rc_session_ws_chown_tree (int rootfd, uid_t uid, gid_t gid, unsigned max_depth)
 {
+  struct chown_ctx c = { uid, gid, 0 };
   struct stat sb;
   int dfd = openat (rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
 
@@ -105,8 +80,14 @@ rc_session_ws_chown_tree (int rootfd, uid_t uid, gid_t gid, unsigned max_depth)
       close (dfd);
       return -1;
     }
-  ret = chown_walk (dfd, uid, gid, 0, max_depth);
+  /* Deeper entries keep their owner (documented). */
+  ret = rc_dirwalk (dfd, max_depth, RC_DIRWALK_KEEP_GOING, chown_visit, &c);
   close (dfd);
+  if (ret == 0 && c.failed_errno != 0)
+    {
+      errno = c.failed_errno;
+      ret = -1;
+    }
   return ret;
 }
 

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "fcgi/sessions/session_fs.h"
+#include "common/dirwalk.h"
 #include "common/json_out.h"
 #include "sandbox/syscalls.h"
 
@@ -615,53 +616,13 @@ snap_push (struct rc_sfs_snapshot *s, const char *path, size_t len, const struct
   return 0;
 }
 
+/* Regular files, hidden directories excluded at every depth. */
 static int
-snap_walk (int dirfd, struct rc_buf *prefix, struct rc_sfs_snapshot *s, unsigned depth)
+snap_visit (const struct rc_dirwalk_entry *e, void *ud)
 {
-  int dup_fd;
-  DIR *d;
-  struct dirent *de;
-  size_t base_len = prefix->len;
-  int ret = 0;
-
-  if (depth > RC_SFS_WALK_DEPTH)
-    return 0;
-  dup_fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dup_fd < 0)
-    return -1;
-  d = fdopendir (dup_fd);
-  if (d == NULL)
-    {
-      close (dup_fd);
-      return -1;
-    }
-  while (ret == 0 && (de = readdir (d)) != NULL)
-    {
-      struct stat sb;
-      size_t nlen = strlen (de->d_name);
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (fstatat (dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-        continue;
-      prefix->len = base_len;
-      if (base_len)
-        rc_buf_append (prefix, "/", 1);
-      rc_buf_append (prefix, de->d_name, nlen);
-      if (S_ISREG (sb.st_mode))
-        ret = snap_push (s, prefix->data, prefix->len, &sb);
-      else if (S_ISDIR (sb.st_mode) && de->d_name[0] != '.')
-        {
-          int sub = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-          if (sub >= 0)
-            {
-              ret = snap_walk (sub, prefix, s, depth + 1);
-              close (sub);
-            }
-        }
-    }
-  prefix->len = base_len;
-  closedir (d);
-  return ret;
+  if (S_ISREG (e->st->st_mode))
+    return snap_push (ud, e->path, e->path_len, e->st) < 0 ? -1 : RC_DIRWALK_SKIP;
+  return e->name[0] == '.' ? RC_DIRWALK_SKIP : RC_DIRWALK_DESCEND;
 }
 
 static int
@@ -678,15 +639,13 @@ entry_cmp (const void *a, const void *b)
 int
 rc_sfs_snapshot_take (int rootfd, struct rc_sfs_snapshot *snap)
 {
-  struct rc_buf prefix = { 0 };
   int dfd = openat (rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
 
   memset (snap, 0, sizeof *snap);
   if (dfd < 0)
     return -1;
-  ret = snap_walk (dfd, &prefix, snap, 0);
+  ret = rc_dirwalk (dfd, RC_SFS_WALK_DEPTH, RC_DIRWALK_SKIP_UNOPENABLE, snap_visit, snap);
   close (dfd);
-  rc_buf_free (&prefix);
   if (ret == 0 && snap->n)
     qsort (snap->e, snap->n, sizeof *snap->e, entry_cmp);
   return ret;
