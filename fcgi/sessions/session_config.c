@@ -50,9 +50,12 @@ rc_session_config_parse (struct rc_session_config *sc, rc_getenv_fn get, void *u
 
   if (rc_config_env_u64 (get, ud, "MAX_SESSIONS", 1, 1000000, &sc->max_sessions, err) < 0
       || rc_config_env_size (get, ud, "MAX_SESSION_SIZE", 4096, &sc->max_session_size, err) < 0
-      || rc_config_env_u64 (get, ud, "MAX_SESSION_ENTRIES", 1, 1ULL << 31, &sc->max_session_entries, err)
+      || rc_config_env_u64 (get, ud, "MAX_SESSION_ENTRIES", 1, 1ULL << 31, &sc->max_session_entries,
+                            err)
              < 0
-      || rc_config_env_u64 (get, ud, "MAX_RESULT_ATTACHMENTS", 0, 1000000, &sc->max_attachments, err) < 0
+      || rc_config_env_u64 (get, ud, "MAX_RESULT_ATTACHMENTS", 0, 1000000, &sc->max_attachments,
+                            err)
+             < 0
       || rc_config_env_size (get, ud, "MAX_OUTPUT_SIZE", 1, &sc->max_output, err) < 0
       /* The code is one argv entry of the job: under MAX_ARG_STRLEN. */
       || rc_config_env_u64 (get, ud, "MAX_CODE_LENGTH", 1, 120000, &sc->max_code, err) < 0
@@ -62,11 +65,13 @@ rc_session_config_parse (struct rc_session_config *sc, rc_getenv_fn get, void *u
       || rc_config_env_u64 (get, ud, "CONTAINER_ULIMIT_NOFILE", 16, 1048576, &sc->nofile, err) < 0
       || rc_config_env_size (get, ud, "CONTAINER_ULIMIT_FSIZE", 512, &sc->fsize, err) < 0
       || rc_config_env_size (get, ud, "CONTAINER_TMPFS_SIZE", 1ULL << 20, &sc->tmp_size, err) < 0
-      || rc_config_env_u64 (get, ud, "SESSION_INACTIVITY_TIMEOUT_SECONDS", 1, 31536000, &sc->inactivity_s,
-                     err)
+      || rc_config_env_u64 (get, ud, "SESSION_INACTIVITY_TIMEOUT_SECONDS", 1, 31536000,
+                            &sc->inactivity_s, err)
              < 0
-      || rc_config_env_u64 (get, ud, "SESSION_SWEEP_INTERVAL_SECONDS", 1, 86400, &sc->sweep_s, err) < 0
-      || rc_config_env_u64 (get, ud, "SESSION_LOCK_WAIT_TIMEOUT_SECONDS", 0, 3600, &sc->lock_wait_s, err)
+      || rc_config_env_u64 (get, ud, "SESSION_SWEEP_INTERVAL_SECONDS", 1, 86400, &sc->sweep_s, err)
+             < 0
+      || rc_config_env_u64 (get, ud, "SESSION_LOCK_WAIT_TIMEOUT_SECONDS", 0, 3600, &sc->lock_wait_s,
+                            err)
              < 0)
     return -1;
 

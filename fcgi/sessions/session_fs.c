@@ -509,42 +509,51 @@ type_of (mode_t m)
   return "other";
 }
 
+struct name_list
+{
+  char **names;
+  size_t n, cap;
+};
+
+/* Collects the names of one level (the listing is sorted before use). */
+static int
+collect_name (const struct rc_dirwalk_entry *e, void *ud)
+{
+  struct name_list *l = ud;
+  if (l->n == l->cap)
+    {
+      size_t cap = l->cap ? l->cap * 2 : 64;
+      char **grown = realloc (l->names, cap * sizeof *l->names);
+      if (grown == NULL)
+        return -1;
+      l->names = grown;
+      l->cap = cap;
+    }
+  if ((l->names[l->n] = strdup (e->name)) == NULL)
+    return -1;
+  l->n++;
+  return RC_DIRWALK_SKIP;
+}
+
 int
 rc_sfs_list_json (int dirfd, const char *path, struct rc_buf *out)
 {
-  int dup_fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  char **names = NULL;
-  size_t n = 0, cap = 0;
-  DIR *d;
-  struct dirent *de;
+  struct name_list l = { NULL, 0, 0 };
+  char **names;
+  size_t n;
   bool first = true;
 
-  if (dup_fd < 0)
-    return -1;
-  d = fdopendir (dup_fd);
-  if (d == NULL)
+  if (rc_dirwalk (dirfd, 0, 0, collect_name, &l) < 0)
     {
-      close (dup_fd);
+      int saved = errno;
+      for (size_t i = 0; i < l.n; i++)
+        free (l.names[i]);
+      free (l.names);
+      errno = saved;
       return -1;
     }
-  while ((de = readdir (d)) != NULL)
-    {
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (n == cap)
-        {
-          char **grown = realloc (names, (cap ? cap * 2 : 64) * sizeof *names);
-          if (grown == NULL)
-            goto nomem;
-          names = grown;
-          cap = cap ? cap * 2 : 64;
-        }
-      if ((names[n] = strdup (de->d_name)) == NULL)
-        goto nomem;
-      n++;
-    }
-  closedir (d);
-  d = NULL;
+  names = l.names;
+  n = l.n;
   if (n)
     qsort (names, n, sizeof *names, cmp_names);
   rc_buf_append_str (out, "{\"path\":");
@@ -576,14 +585,6 @@ rc_sfs_list_json (int dirfd, const char *path, struct rc_buf *out)
     free (names[i]);
   free (names);
   return 0;
-nomem:
-  if (d)
-    closedir (d);
-  for (size_t i = 0; i < n; i++)
-    free (names[i]);
-  free (names);
-  errno = ENOMEM;
-  return -1;
 }
 
 static int
