@@ -142,9 +142,9 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
       else
         {
           rc_metrics_count_sandbox_failure ();
-          rc_log (RC_LOG_ERROR, "sandbox_failure", "slot %d: %s", slot, rc_error_text (err));
-          rc_error_free (&err);
-          rc_http_error (res, 500, "internal");
+          /* A sandbox failure has no HTTP status: logged, and a 500. */
+          rc_error_wrap (&err, "slot %d", slot);
+          rc_http_error_from (res, &err, "sandbox_failure");
           res->log_outcome = rc_outcome_name (RC_OUTCOME_SANDBOX);
         }
     }
