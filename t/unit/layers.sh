@@ -49,11 +49,12 @@ includes_in () { # includes_in DIR FORBIDDEN-PREFIX...
 }
 
 [ -d fcgi ] && [ -d sandbox ] && [ -d common ] || { echo "1..0 # SKIP no fcgi/ sandbox/ common/ below $top"; exit 0; }
-echo "1..5"
+echo "1..6"
 check "no file in fcgi/ calls mount, umount, unshare, setns, setresuid, chown or their kin" "$(calls_in fcgi)"
 check "no file in common/ does privileged host work either" "$(calls_in common)"
 check "common/ includes no sandbox/ or fcgi/ header" "$(includes_in common sandbox fcgi)"
 check "sandbox/ includes no fcgi/ header" "$(includes_in sandbox fcgi)"
+check "cli/ (the runcell command) includes no fcgi/ header" "$( [ -d cli ] && includes_in cli fcgi)"
 # The checker itself must see a call, or every check above is vacuous.
 probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT
