@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include "sandbox/cgroup_internal.h"
+#include "common/config.h"
 #include "sandbox/syscalls.h"
 
 #include <dirent.h>
@@ -392,18 +393,19 @@ rc_cg_read_file (const char *dir, const char *file, char *buf, size_t size, rc_e
   return rc_cg_read_fd (fd, buf, size, file, err);
 }
 
+/* A kernel file's first number ("123\n", "123 456"), through the one
+ * strict integer parser. */
 static int
 parse_u64 (const char *s, uint64_t *value)
 {
-  char *end = NULL;
-  unsigned long long v;
+  char num[32];
+  size_t n = strcspn (s, "\n ");
 
-  errno = 0;
-  v = strtoull (s, &end, 10);
-  if (errno != 0 || end == s || (*end != '\0' && *end != '\n' && *end != ' '))
+  if (n == 0 || n >= sizeof num)
     return -1;
-  *value = v;
-  return 0;
+  memcpy (num, s, n);
+  num[n] = '\0';
+  return rc_parse_u64 (num, value);
 }
 
 int
