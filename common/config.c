@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include "common/config.h"
+#include "common/lang.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -234,16 +235,6 @@ is_env_key (const char *s, size_t len)
   return true;
 }
 
-static void
-strv_free (char **v)
-{
-  if (v == NULL)
-    return;
-  for (char **p = v; *p; p++)
-    free (*p);
-  free (v);
-}
-
 /* Appends a copy of s[0..len) to the NULL-terminated *v. */
 static int
 strv_push (char ***v, size_t *n, const char *s, size_t len)
@@ -285,13 +276,13 @@ load_env_allow (rc_getenv_fn get, void *ud, char ***out, rc_err_t *err)
         end--;
       if (!is_env_key (start, (size_t) (end - start)))
         {
-          strv_free (list);
+          rc_strv_free (list);
           return rc_error_set (err, 0, "RUN_ENV_ALLOW: '%.*s' is not a valid variable name",
                                (int) (end - start), start);
         }
       if (strv_push (&list, &n, start, (size_t) (end - start)) < 0)
         {
-          strv_free (list);
+          rc_strv_free (list);
           return rc_error_set (err, ENOMEM, "RUN_ENV_ALLOW");
         }
     }
@@ -443,7 +434,7 @@ rc_config_load_env (struct rc_config *cfg, rc_err_t *err)
 void
 rc_config_free (struct rc_config *cfg)
 {
-  strv_free (cfg->env_allow);
+  rc_strv_free (cfg->env_allow);
   free (cfg->langs_dir);
   free (cfg->listen);
   free (cfg->state_dir);
