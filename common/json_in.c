@@ -4,6 +4,7 @@
 #include "common/json_in.h"
 #include "common/json_out.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
