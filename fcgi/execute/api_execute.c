@@ -98,7 +98,6 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
 {
   const struct rc_config *cfg = app->cfg;
   struct rc_execute_request ex;
-  rc_err_t err = NULL;
   struct rc_file *files = NULL;
   struct rc_job_request jr;
   struct rc_job job = { 0 };
@@ -133,9 +132,7 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
   jr.limits = ex.limits;
   if (rc_job_build (&job, ex.lang, &jr, cfg, &err) < 0)
     {
-      rc_log (RC_LOG_ERROR, "job_build", "%s", rc_error_text (err));
-      rc_error_free (&err);
-      rc_http_error (res, 500, "internal");
+      rc_http_error_from (res, &err, "job_build");
       goto out;
     }
 

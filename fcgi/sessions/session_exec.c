@@ -289,9 +289,7 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   jr.tmp_bytes = sc->tmp_size;
   if (rc_job_build (&job, er->lang, &jr, app->cfg, &err) < 0)
     {
-      rc_log (RC_LOG_ERROR, "job_build", "%s", rc_error_text (err));
-      rc_error_free (&err);
-      rc_http_error (res, 500, "internal");
+      rc_http_error_from (res, &err, "job_build");
       goto out;
     }
 
