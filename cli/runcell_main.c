@@ -22,6 +22,7 @@
  */
 #include "config.h"
 
+#include "common/clock.h"
 #include "common/config.h"
 #include "common/job_build.h"
 #include "common/lang.h"
@@ -274,14 +275,6 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-static uint64_t
-now_us (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static int
 cmd_exec (int argc, char **argv)
 {
@@ -402,13 +395,13 @@ cmd_exec (int argc, char **argv)
   catch_signals ();
   for (uint64_t i = 0; i < o.repeat; i++)
     {
-      uint64_t t = now_us ();
+      uint64_t t = rc_now_us ();
       rc_job_result_free (&res);
       if (rc_sandbox_run (sb, &job.spec, &res, &err) < 0)
         goto fail;
       if (rc_sandbox_slot_clean (sb, o.slot, &err) < 0)
         goto fail;
-      times[i] = now_us () - t;
+      times[i] = rc_now_us () - t;
       if (got_signal)
         {
           fprintf (stderr, "runcell: interrupted by signal %d after %llu jobs\n", (int)got_signal,

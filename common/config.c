@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include "common/config.h"
+#include "common/lang.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -154,13 +155,13 @@ env_getenv (const char *name, void *userdata)
   return getenv (name);
 }
 
-static int
-load_u64 (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t max, uint64_t *out,
-          rc_err_t *err)
+int
+rc_config_env_u64 (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t max,
+                   uint64_t *out, rc_err_t *err)
 {
   const char *v = get (name, ud);
   uint64_t n;
-  if (v == NULL)
+  if (v == NULL || *v == '\0')
     return 0;
   if (rc_parse_u64 (v, &n) < 0 || n < min || n > max)
     return rc_error_set (err, 0, "%s: expected an integer from %llu to %llu, got '%s'", name,
@@ -169,15 +170,25 @@ load_u64 (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t m
   return 0;
 }
 
-static int
-load_size (rc_getenv_fn get, void *ud, const char *name, uint64_t *out, rc_err_t *err)
+int
+rc_config_env_size (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t *out,
+                    rc_err_t *err)
 {
   const char *v = get (name, ud);
-  if (v == NULL)
+  uint64_t n;
+  if (v == NULL || *v == '\0')
     return 0;
-  if (rc_parse_size (v, out) < 0)
-    return rc_error_set (err, 0, "%s: expected a size such as 1048576, 64k, 256m or 1g, got '%s'",
-                         name, v);
+  if (rc_parse_size (v, &n) < 0 || n < min)
+    {
+      if (min > 0)
+        return rc_error_set (err, 0,
+                             "%s: expected a size of at least %llu bytes such as 1048576, 64k, "
+                             "256m or 1g, got '%s'",
+                             name, (unsigned long long) min, v);
+      return rc_error_set (err, 0, "%s: expected a size such as 1048576, 64k, 256m or 1g, got '%s'",
+                           name, v);
+    }
+  *out = n;
   return 0;
 }
 
@@ -224,16 +235,6 @@ is_env_key (const char *s, size_t len)
   return true;
 }
 
-static void
-strv_free (char **v)
-{
-  if (v == NULL)
-    return;
-  for (char **p = v; *p; p++)
-    free (*p);
-  free (v);
-}
-
 /* Appends a copy of s[0..len) to the NULL-terminated *v. */
 static int
 strv_push (char ***v, size_t *n, const char *s, size_t len)
@@ -275,13 +276,13 @@ load_env_allow (rc_getenv_fn get, void *ud, char ***out, rc_err_t *err)
         end--;
       if (!is_env_key (start, (size_t) (end - start)))
         {
-          strv_free (list);
+          rc_strv_free (list);
           return rc_error_set (err, 0, "RUN_ENV_ALLOW: '%.*s' is not a valid variable name",
                                (int) (end - start), start);
         }
       if (strv_push (&list, &n, start, (size_t) (end - start)) < 0)
         {
-          strv_free (list);
+          rc_strv_free (list);
           return rc_error_set (err, ENOMEM, "RUN_ENV_ALLOW");
         }
     }
@@ -298,7 +299,7 @@ load_ceilings (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
       const struct rc_limit_field *f = &rc_limit_fields[i];
       uint64_t *field = (uint64_t *) ((char *) &cfg->limit_max + f->off);
       uint64_t v = *field / f->scale;
-      if (load_u64 (get, ud, f->ceiling, 1, UINT64_MAX / f->scale, &v, err) < 0)
+      if (rc_config_env_u64 (get, ud, f->ceiling, 1, UINT64_MAX / f->scale, &v, err) < 0)
         return -1;
       *field = v * f->scale;
     }
@@ -331,21 +332,21 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   cfg->limit_max.output_bytes = 64ULL << 20;
 
   n = cfg->concurrency;
-  if (load_u64 (get, ud, "RUN_CONCURRENCY", 1, 1024, &n, err) < 0)
+  if (rc_config_env_u64 (get, ud, "RUN_CONCURRENCY", 1, 1024, &n, err) < 0)
     goto fail;
   cfg->concurrency = (unsigned) n;
   n = cfg->spare_workers;
-  if (load_u64 (get, ud, "RUN_SPARE_WORKERS", 1, 64, &n, err) < 0)
+  if (rc_config_env_u64 (get, ud, "RUN_SPARE_WORKERS", 1, 64, &n, err) < 0)
     goto fail;
   cfg->spare_workers = (unsigned) n;
-  if (load_size (get, ud, "RUN_INPUT_MAX", &cfg->input_max, err) < 0)
+  if (rc_config_env_size (get, ud, "RUN_INPUT_MAX", 0, &cfg->input_max, err) < 0)
     goto fail;
   if (cfg->input_max == 0)
     {
       rc_error_set (err, 0, "RUN_INPUT_MAX: must be greater than 0");
       goto fail;
     }
-  if (load_size (get, ud, "RUN_OUTPUT_MAX", &cfg->output_max, err) < 0)
+  if (rc_config_env_size (get, ud, "RUN_OUTPUT_MAX", 0, &cfg->output_max, err) < 0)
     goto fail;
   /* DEBUG: the reference treats an empty value as "on". */
   if (load_bool (get, ud, "DEBUG", true, &cfg->debug, err) < 0)
@@ -353,23 +354,23 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   n = cfg->uid_base;
   /* Slot uids must not collide with root or system accounts and must fit
    * below the 32-bit overflow uid. */
-  if (load_u64 (get, ud, "RUN_UID_BASE", 1000, 4000000000ULL, &n, err) < 0)
+  if (rc_config_env_u64 (get, ud, "RUN_UID_BASE", 1000, 4000000000ULL, &n, err) < 0)
     goto fail;
   cfg->uid_base = (unsigned) n;
   if (load_env_allow (get, ud, &cfg->env_allow, err) < 0)
     goto fail;
-  if (load_size (get, ud, "RUN_MEMORY_MAX", &cfg->memory_max, err) < 0)
+  if (rc_config_env_size (get, ud, "RUN_MEMORY_MAX", 0, &cfg->memory_max, err) < 0)
     goto fail;
-  if (load_size (get, ud, "RUN_SANDBOX_TMP_SIZE", &cfg->sandbox_tmp_size, err) < 0)
+  if (rc_config_env_size (get, ud, "RUN_SANDBOX_TMP_SIZE", 0, &cfg->sandbox_tmp_size, err) < 0)
     goto fail;
-  if (load_size (get, ud, "RUN_SANDBOX_MEM_MAX", &cfg->sandbox_mem_max, err) < 0)
+  if (rc_config_env_size (get, ud, "RUN_SANDBOX_MEM_MAX", 0, &cfg->sandbox_mem_max, err) < 0)
     goto fail;
   if (load_bool (get, ud, "ALLOW_SHUTDOWN", false, &cfg->allow_shutdown, err) < 0)
     goto fail;
   if (load_bool (get, ud, "RUN_PRESTART", false, &cfg->prestart, err) < 0)
     goto fail;
   n = cfg->port;
-  if (load_u64 (get, ud, "PORT", 1, 65535, &n, err) < 0)
+  if (rc_config_env_u64 (get, ud, "PORT", 1, 65535, &n, err) < 0)
     goto fail;
   cfg->port = (unsigned) n;
   v = get ("RUN_TIMEOUT_MAX", ud);
@@ -379,13 +380,13 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
       goto fail;
     }
   n = cfg->pids_max;
-  if (load_u64 (get, ud, "RUN_PIDS_MAX", 8, 1000000, &n, err) < 0)
+  if (rc_config_env_u64 (get, ud, "RUN_PIDS_MAX", 8, 1000000, &n, err) < 0)
     goto fail;
   cfg->pids_max = n;
   if (load_ceilings (get, ud, cfg, err) < 0)
     goto fail;
   n = cfg->max_files;
-  if (load_u64 (get, ud, "RUN_MAX_FILES", 1, 100000, &n, err) < 0)
+  if (rc_config_env_u64 (get, ud, "RUN_MAX_FILES", 1, 100000, &n, err) < 0)
     goto fail;
   cfg->max_files = (unsigned) n;
   if (load_string (get, ud, "RUN_LANGS_DIR", RC_PKGDATADIR "/langs", &cfg->langs_dir, err) < 0
@@ -433,7 +434,7 @@ rc_config_load_env (struct rc_config *cfg, rc_err_t *err)
 void
 rc_config_free (struct rc_config *cfg)
 {
-  strv_free (cfg->env_allow);
+  rc_strv_free (cfg->env_allow);
   free (cfg->langs_dir);
   free (cfg->listen);
   free (cfg->state_dir);

@@ -48,6 +48,14 @@ struct rc_config
 typedef const char *(*rc_getenv_fn) (const char *name, void *userdata);
 
 int rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *userdata, rc_err_t *err);
+/* The one reader of a numeric variable (common/config.c and the sessions'
+ * configuration both use it): an unset or empty variable leaves *out as it
+ * is; a value that does not parse or lies outside its range fails, naming
+ * the variable.  rc_config_env_size takes a size with k/m/g units. */
+int rc_config_env_u64 (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t max,
+                       uint64_t *out, rc_err_t *err);
+int rc_config_env_size (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t *out,
+                        rc_err_t *err);
 /* rc_config_load with getenv(3). */
 int rc_config_load_env (struct rc_config *cfg, rc_err_t *err);
 void rc_config_free (struct rc_config *cfg);

@@ -38,6 +38,18 @@ rc_error_set (rc_err_t *err, int status, const char *fmt, ...)
 }
 
 int
+rc_error_http (rc_err_t *err, int http_status, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  error_vset (err, 0, fmt, ap);
+  va_end (ap);
+  if (err != NULL && *err != NULL)
+    (*err)->http_status = http_status;
+  return -1;
+}
+
+int
 rc_error_sys (rc_err_t *err, const char *fmt, ...)
 {
   int saved = errno;

@@ -5,6 +5,11 @@
  * Callers add context with rc_error_wrap() and pass the error up; only the
  * outermost layer (a request handler, main) logs it.  Modelled on crun's
  * libcrun_error_t.
+ *
+ * An error that is the request's fault carries the HTTP status to answer
+ * with (rc_error_http); fcgi/http.c's rc_http_error_from() is the one place
+ * that turns an error into a response.  An error without one is a failure
+ * of the service or the sandbox: it is logged and answered 500 "internal".
  */
 #ifndef RUNCELL_COMMON_ERROR_H
 #define RUNCELL_COMMON_ERROR_H
@@ -15,13 +20,18 @@
 
 struct rc_error
 {
-  int status; /* errno of the failed call, 0 when not a syscall failure */
-  char *msg;  /* heap string, "what failed: detail" */
+  int status;      /* errno of the failed call, 0 when not a syscall failure */
+  int http_status; /* the request's fault: the status to answer with; 0 otherwise */
+  char *msg;       /* heap string, "what failed: detail" */
 };
 typedef struct rc_error *rc_err_t;
 
 /* Sets *err (freeing nothing: *err must be NULL) and returns -1. */
 int rc_error_set (rc_err_t *err, int status, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+/* An error of the request: the message is what the client is told, under
+ * http_status (4xx, or 501 for what this host does not offer). */
+int rc_error_http (rc_err_t *err, int http_status, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 /* Same as rc_error_set with status = errno. */
 int rc_error_sys (rc_err_t *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));

@@ -4,6 +4,7 @@
 #include "common/json_in.h"
 #include "common/json_out.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -261,7 +262,7 @@ same_counts (struct json_object *o, const size_t *counts, size_t n, size_t *i)
 }
 
 struct json_object *
-rc_json_parse_strict (const char *body, size_t len, const char **msg)
+rc_json_parse_strict (const char *body, size_t len, rc_err_t *err)
 {
   struct scan s = { .p = body, .end = body + len };
   struct json_tokener *tok;
@@ -270,26 +271,26 @@ rc_json_parse_strict (const char *body, size_t len, const char **msg)
 
   if (len == 0)
     {
-      *msg = "invalid JSON: empty body";
+      rc_error_http (err, 400, "invalid JSON: empty body");
       return NULL;
     }
   if (len > (size_t)INT32_MAX)
     {
-      *msg = "invalid JSON: body too large";
+      rc_error_http (err, 400, "invalid JSON: body too large");
       return NULL;
     }
   /* A NUL byte is never valid JSON text (inside strings it must be
    * escaped); said apart because json-c would stop at it. */
   if (memchr (body, '\0', len) != NULL)
     {
-      *msg = "invalid JSON: NUL byte in body";
+      rc_error_http (err, 400, "invalid JSON: NUL byte in body");
       return NULL;
     }
   /* RFC 8259 text is UTF-8; json-c's own check lets overlong forms
    * through, so the whole body is validated here (one linear pass). */
   if (rc_utf8_valid_prefix (body, len) != len)
     {
-      *msg = "invalid JSON: invalid UTF-8";
+      rc_error_http (err, 400, "invalid JSON: invalid UTF-8");
       return NULL;
     }
   if (scan_value (&s, 0) == 0)
@@ -300,7 +301,7 @@ rc_json_parse_strict (const char *body, size_t len, const char **msg)
     }
   if (s.msg != NULL)
     {
-      *msg = s.msg;
+      rc_error_http (err, 400, "%s", s.msg);
       free (s.counts);
       return NULL;
     }
@@ -308,7 +309,7 @@ rc_json_parse_strict (const char *body, size_t len, const char **msg)
   if (tok == NULL)
     {
       free (s.counts);
-      *msg = "out of memory";
+      rc_error_set (err, ENOMEM, "out of memory");
       return NULL;
     }
   json_tokener_set_flags (tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -317,18 +318,18 @@ rc_json_parse_strict (const char *body, size_t len, const char **msg)
   if (root == NULL && json_tokener_get_error (tok) == json_tokener_continue)
     root = json_tokener_parse_ex (tok, "", 1);
   if (root == NULL && json_tokener_get_error (tok) == json_tokener_success)
-    *msg = "request body must be a JSON object"; /* the document is null */
+    rc_error_http (err, 400, "request body must be a JSON object"); /* the document is null */
   else if (root == NULL || json_tokener_get_error (tok) != json_tokener_success)
     {
       /* The grammar check passed, so this is json-c refusing something
        * valid (or running out of memory): still the client's 400. */
-      *msg = "invalid JSON";
+      rc_error_http (err, 400, "invalid JSON");
       json_object_put (root);
       root = NULL;
     }
   else if (!same_counts (root, s.counts, s.n_counts, &i) || i != s.n_counts)
     {
-      *msg = "invalid JSON: duplicate key in an object";
+      rc_error_http (err, 400, "invalid JSON: duplicate key in an object");
       json_object_put (root);
       root = NULL;
     }

@@ -10,6 +10,8 @@
 #ifndef RUNCELL_COMMON_JSON_IN_H
 #define RUNCELL_COMMON_JSON_IN_H
 
+#include "common/error.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -21,7 +23,7 @@ struct json_object;
 /* Parses one RFC 8259 JSON text (UTF-8, no BOM, nothing but whitespace
  * around the value).  Returns a new reference or NULL with *msg set to a
  * message starting with "invalid JSON". */
-struct json_object *rc_json_parse_strict (const char *body, size_t len, const char **msg);
+struct json_object *rc_json_parse_strict (const char *body, size_t len, rc_err_t *err);
 
 /* A string that names something (a slug, a file name, an env key, a path):
  * returns it when `o` is a JSON string without U+0000, else NULL.

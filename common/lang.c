@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include "common/lang.h"
+#include "common/clock.h"
 #include "common/log.h"
 
 #include <ctype.h>
@@ -322,7 +323,7 @@ rc_capture_command (const char *dir, char *const argv[], unsigned timeout_ms, ch
   int pipefd[2];
   pid_t pid;
   struct rc_buf b = { 0 };
-  struct timespec start, now;
+  uint64_t start;
   int status = 0;
 
   if (pipe2 (pipefd, O_CLOEXEC) < 0)
@@ -352,15 +353,14 @@ rc_capture_command (const char *dir, char *const argv[], unsigned timeout_ms, ch
       _exit (127);
     }
   close (pipefd[1]);
-  clock_gettime (CLOCK_MONOTONIC, &start);
+  start = rc_now_ms ();
   for (;;)
     {
       struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
       long elapsed;
       char chunk[4096];
       ssize_t n;
-      clock_gettime (CLOCK_MONOTONIC, &now);
-      elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+      elapsed = (long) (rc_now_ms () - start);
       if (elapsed >= (long) timeout_ms)
         {
           kill (-pid, SIGKILL);

@@ -3,6 +3,7 @@
 
 #include "fcgi/http.h"
 #include "common/json_out.h"
+#include "common/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,6 +69,20 @@ rc_http_errorf (struct rc_http_response *res, int status, const char *fmt, ...)
   vsnprintf (msg, sizeof msg, fmt, ap);
   va_end (ap);
   rc_http_error (res, status, msg);
+}
+
+void
+rc_http_error_from (struct rc_http_response *res, rc_err_t *err, const char *event)
+{
+  if (err != NULL && *err != NULL && (*err)->http_status != 0)
+    rc_http_error (res, (*err)->http_status, (*err)->msg ? (*err)->msg : "bad request");
+  else
+    {
+      rc_log (RC_LOG_ERROR, event, "%s",
+              err != NULL && *err != NULL ? rc_error_text (*err) : "failed (no detail)");
+      rc_http_error (res, 500, "internal");
+    }
+  rc_error_free (err);
 }
 
 bool

@@ -7,6 +7,7 @@
 #ifndef RUNCELL_FCGI_HTTP_H
 #define RUNCELL_FCGI_HTTP_H
 
+#include "common/error.h"
 #include "common/job.h"
 
 #include <stdbool.h>
@@ -48,6 +49,12 @@ const char *rc_http_reason (int status);
 void rc_http_error (struct rc_http_response *res, int status, const char *msg);
 void rc_http_errorf (struct rc_http_response *res, int status, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
+/* The one place an error becomes a response.  An error that carries an
+ * HTTP status (the request's fault) is answered with that status and its
+ * message; one without (a failure of the service or the sandbox) is logged
+ * as event and answered 500 "internal", so nothing of the host leaks to
+ * the client.  Frees *err. */
+void rc_http_error_from (struct rc_http_response *res, rc_err_t *err, const char *event);
 /* True for a missing, empty or "identity" Content-Encoding. */
 bool rc_http_encoding_is_identity (const char *encoding);
 

@@ -25,6 +25,7 @@
  */
 #include "config.h"
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
@@ -32,14 +33,6 @@
 #include "fcgi/slots.h"
 
 #include <time.h>
-
-static uint64_t
-mono_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* A clean takes at most the cgroup kill's 2 s bound (sandbox.c). */
 #define CLEANING_WAIT_MS 3000
@@ -81,7 +74,7 @@ rc_app_after_reply (struct rc_app *app)
 static int
 claim_slot (struct rc_app *app, uint64_t wait_ms)
 {
-  uint64_t start = mono_ms ();
+  uint64_t start = rc_now_ms ();
   uint64_t deadline = start + wait_ms;
   uint64_t cleaning_deadline = start + CLEANING_WAIT_MS;
 
@@ -92,7 +85,7 @@ claim_slot (struct rc_app *app, uint64_t wait_ms)
       int slot = rc_slot_claim ();
       if (slot >= 0 || app->shutdown_requested)
         return slot;
-      now = mono_ms ();
+      now = rc_now_ms ();
       if (rc_slots_cleaning () > 0 && now < cleaning_deadline)
         pause.tv_nsec = 200 * 1000;
       else if (now >= deadline)
@@ -149,9 +142,9 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
       else
         {
           rc_metrics_count_sandbox_failure ();
-          rc_log (RC_LOG_ERROR, "sandbox_failure", "slot %d: %s", slot, rc_error_text (err));
-          rc_error_free (&err);
-          rc_http_error (res, 500, "internal");
+          /* A sandbox failure has no HTTP status: logged, and a 500. */
+          rc_error_wrap (&err, "slot %d", slot);
+          rc_http_error_from (res, &err, "sandbox_failure");
           res->log_outcome = rc_outcome_name (RC_OUTCOME_SANDBOX);
         }
     }

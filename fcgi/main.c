@@ -19,6 +19,7 @@
 #include "fcgi/sessions/sessions.h"
 #include "fcgi/slots.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/session_workspace.h"
 
 #include <errno.h>
 #include <fcgiapp.h>
@@ -43,19 +44,6 @@ usage (FILE *out)
 {
   fprintf (out, "usage: runcell-fcgi [--listen unix:/path|host:port|:port] [--version]\n"
                 "Configuration comes from the environment; see runcell-fcgi(8).\n");
-}
-
-/* Only nginx's group may connect to a unix socket: a sandboxed job that
- * could reach the path (it is read-only, but connect() needs no write
- * access to the file system) is refused by the file mode. */
-static void
-restrict_unix_socket (const char *path)
-{
-  struct group *g = getgrnam ("www-data");
-  if (g != NULL && chown (path, 0, g->gr_gid) == 0)
-    chmod (path, 0660);
-  else
-    chmod (path, 0600);
 }
 
 static int
@@ -92,7 +80,7 @@ open_listen_socket (const char *listen_spec)
       unlink (path);
       fd = FCGX_OpenSocket (path, 1024);
       if (fd >= 0)
-        restrict_unix_socket (path);
+        rc_host_restrict_unix_socket (path);
     }
   else
     fd = FCGX_OpenSocket (listen_spec, 1024);

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "fcgi/master.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
@@ -41,14 +42,6 @@ on_signal (int sig)
     got_chld = 1;
   else if (sig == SIGALRM)
     got_alarm = 1;
-}
-
-static time_t
-monotonic_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec;
 }
 
 static pid_t
@@ -98,7 +91,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
   struct sigaction sa;
   sigset_t block, empty;
   pid_t *pids = calloc (n_workers, sizeof *pids);
-  time_t window_start = monotonic_s (), drain_deadline = 0, next_sweep = 0;
+  time_t window_start = rc_now_s (), drain_deadline = 0, next_sweep = 0;
   unsigned respawns = 0, alive = 0, i;
   struct rc_sandbox *sb = NULL;
   rc_err_t err = NULL;
@@ -144,7 +137,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
         {
           got_term = 0;
           /* Let the longest permitted job finish, plus a margin. */
-          drain_deadline = monotonic_s () + (time_t) (proto->cfg->timeout_max_ms / 1000) + 15;
+          drain_deadline = rc_now_s () + (time_t) (proto->cfg->timeout_max_ms / 1000) + 15;
           rc_log (RC_LOG_INFO, "draining", "stopping %u workers", alive);
         }
       if (got_chld)
@@ -165,9 +158,9 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
                 continue;
               rc_log (RC_LOG_WARN, "worker_exited", "worker %u (pid %ld) exited with status %d",
                       i, (long) pid, status);
-              if (monotonic_s () - window_start >= RESPAWN_WINDOW_S)
+              if (rc_now_s () - window_start >= RESPAWN_WINDOW_S)
                 {
-                  window_start = monotonic_s ();
+                  window_start = rc_now_s ();
                   respawns = 0;
                 }
               if (respawns >= RESPAWN_BURST)
@@ -182,10 +175,10 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
         {
           got_alarm = 0;
           reclaim_slots (sb, RC_SLOT_QUARANTINED);
-          if (!drain_deadline && monotonic_s () >= next_sweep)
+          if (!drain_deadline && rc_now_s () >= next_sweep)
             {
               rc_sessions_sweep (proto->cfg);
-              next_sweep = monotonic_s () + 1;
+              next_sweep = rc_now_s () + 1;
             }
           if (!drain_deadline)
             for (i = 0; i < n_workers; i++)
@@ -201,7 +194,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
         {
           /* Repeat SIGTERM: a worker between two requests may have missed
            * the first one outside accept(). */
-          int sig = monotonic_s () >= drain_deadline ? SIGKILL : SIGTERM;
+          int sig = rc_now_s () >= drain_deadline ? SIGKILL : SIGTERM;
           for (i = 0; i < n_workers; i++)
             if (pids[i] > 0)
               kill (pids[i], sig);

@@ -10,6 +10,7 @@
 
 #include "fcgi/worker.h"
 #include "common/json_out.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/http.h"
@@ -32,14 +33,6 @@ on_term (int sig)
 {
   (void)sig;
   worker_stop = 1;
-}
-
-static uint64_t
-now_us (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 static const char *
@@ -162,9 +155,9 @@ log_request (FCGX_Request *r, const struct rc_http_request *req, const struct rc
   rc_buf_printf (&f,
                  ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,\"bytes_in\":%zu,"
                  "\"bytes_out\":%zu,\"duration_ms\":%.3f",
-                 (unsigned long long)res->log_wall_ms, (unsigned long long)res->log_cpu_ms,
-                 (unsigned long long)res->log_mem_kb, req->body_len, res->body.len,
-                 (double)(now_us () - started_us) / 1000.0);
+                 (unsigned long long) res->log_wall_ms, (unsigned long long) res->log_cpu_ms,
+                 (unsigned long long) res->log_mem_kb, req->body_len, res->body.len,
+                 (double) (rc_now_us () - started_us) / 1000.0);
   if (rc_log_debug_enabled ())
     {
       /* DEBUG: the request headers, as FastCGI passes them (HTTP_*). */
@@ -195,7 +188,7 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   struct rc_http_request req = { 0 };
   struct rc_http_response res = { 0 };
   struct rc_buf body = { 0 };
-  uint64_t started = now_us ();
+  uint64_t started = rc_now_us ();
   char path[4096];
   const char *uri, *q;
   size_t path_len;
@@ -251,7 +244,7 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   write_response (r, &res);
   if (res.log_job)
     rc_metrics_record_request (res.log_lang, res.log_outcome, res.log_setup_us,
-                               res.log_wall_ms * 1000, now_us () - started);
+                               res.log_wall_ms * 1000, rc_now_us () - started);
   log_request (r, &req, &res, started);
   rc_buf_free (&res.body);
   rc_buf_free (&body);

@@ -20,12 +20,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   struct rc_config cfg;
   struct rc_lang lang;
   struct rc_lang_table langs = { &lang, 1 };
-  int status;
-  const char *msg;
-  char buf[256];
+  rc_err_t err = NULL;
 
-  if (rc_run_request_parse ((const char *) data, size, 30000, 600000, &run, &status, &msg) == 0)
+  if (rc_run_request_parse ((const char *) data, size, 30000, 600000, &run, &err) == 0)
     rc_run_request_free (&run);
+  rc_error_free (&err);
 
   memset (&cfg, 0, sizeof cfg);
   cfg.max_files = 8;
@@ -37,9 +36,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   lang.slug = (char *) "python";
   lang.available = true;
   lang.execute_run = (char *) "python3 \"$MAIN\"";
-  if (rc_execute_request_parse ((const char *) data, size, &cfg, &langs, &ex, &status, buf,
-                                sizeof buf)
-      == 0)
+  if (rc_execute_request_parse ((const char *) data, size, &cfg, &langs, &ex, &err) == 0)
     rc_execute_request_free (&ex);
+  rc_error_free (&err);
   return 0;
 }

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include "sandbox/cgroup_internal.h"
+#include "common/config.h"
 #include "sandbox/syscalls.h"
 
 #include <dirent.h>
@@ -392,18 +393,19 @@ rc_cg_read_file (const char *dir, const char *file, char *buf, size_t size, rc_e
   return rc_cg_read_fd (fd, buf, size, file, err);
 }
 
+/* A kernel file's first number ("123\n", "123 456"), through the one
+ * strict integer parser. */
 static int
 parse_u64 (const char *s, uint64_t *value)
 {
-  char *end = NULL;
-  unsigned long long v;
+  char num[32];
+  size_t n = strcspn (s, "\n ");
 
-  errno = 0;
-  v = strtoull (s, &end, 10);
-  if (errno != 0 || end == s || (*end != '\0' && *end != '\n' && *end != ' '))
+  if (n == 0 || n >= sizeof num)
     return -1;
-  *value = v;
-  return 0;
+  memcpy (num, s, n);
+  num[n] = '\0';
+  return rc_parse_u64 (num, value);
 }
 
 int
@@ -460,14 +462,6 @@ rc_cg_sleep_us (unsigned us)
   struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
   while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
     ;
-}
-
-uint64_t
-rc_cg_now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* --- killing --- */
@@ -613,7 +607,7 @@ int
 rc_cg_kill_loop (const int *dirs, size_t n, unsigned timeout_ms, rc_err_t *err)
 {
   struct pid_list now = { 0 }, again = { 0 };
-  uint64_t deadline = rc_cg_now_ms () + timeout_ms;
+  uint64_t deadline = rc_now_ms () + timeout_ms;
   unsigned pause_us = 100;
   int ret = -1;
 
@@ -629,7 +623,7 @@ rc_cg_kill_loop (const int *dirs, size_t n, unsigned timeout_ms, rc_err_t *err)
           ret = 0;
           break;
         }
-      if (rc_cg_now_ms () >= deadline)
+      if (rc_now_ms () >= deadline)
         {
           rc_error_set (err, ETIMEDOUT, "cgroup: %d processes left in the slot after %u ms", left,
                         timeout_ms);

@@ -13,6 +13,7 @@
 #ifndef RUNCELL_SANDBOX_CGROUP_INTERNAL_H
 #define RUNCELL_SANDBOX_CGROUP_INTERNAL_H
 
+#include "common/clock.h"
 #include "sandbox/cgroup.h"
 
 #include <stdbool.h>
@@ -117,7 +118,6 @@ void rc_cg_remove_dir (const char *dir);
 uint64_t rc_cg_leftover_shmem (const char *dir);
 void rc_cg_slot_init_fds (struct rc_cgroup_slot *slot);
 void rc_cg_sleep_us (unsigned us);
-uint64_t rc_cg_now_ms (void);
 
 /* --- cgroup_v1.c --- */
 int rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err);

@@ -433,7 +433,7 @@ rc_cg2_is_empty (struct rc_cgroup_slot *slot, bool *empty, rc_err_t *err)
 int
 rc_cg2_kill_all (struct rc_cgroup_slot *slot, unsigned timeout_ms, rc_err_t *err)
 {
-  uint64_t deadline = rc_cg_now_ms () + timeout_ms;
+  uint64_t deadline = rc_now_ms () + timeout_ms;
   unsigned pause_us = 100;
   bool empty;
 
@@ -452,7 +452,7 @@ rc_cg2_kill_all (struct rc_cgroup_slot *slot, unsigned timeout_ms, rc_err_t *err
         return rc_error_wrap (err, "slot%u", slot->index);
       if (empty)
         return 0;
-      if (rc_cg_now_ms () >= deadline)
+      if (rc_now_ms () >= deadline)
         return rc_error_set (err, ETIMEDOUT, "cgroup: slot%u not empty %u ms after cgroup.kill",
                              slot->index, timeout_ms);
       rc_cg_sleep_us (pause_us);

@@ -354,6 +354,16 @@ mount_dev (uint64_t shm, const char **step)
   return 0;
 }
 
+/* Hides a regular file behind /dev/null; 0 when there is none. */
+static int
+mask_file (const char *path)
+{
+  struct stat st;
+  if (lstat (path, &st) < 0 || !S_ISREG (st.st_mode))
+    return 0;
+  return mount ("/dev/null", path, NULL, MS_BIND, NULL);
+}
+
 static int
 mask_dir (const char *path)
 {
@@ -381,12 +391,8 @@ mask_secrets (const struct rc_mount_plan *plan, const char **step)
     if (mask_dir (dirs[i]) < 0)
       FAIL ("mask secrets");
   for (i = 0; i < sizeof files / sizeof files[0]; i++)
-    {
-      struct stat st;
-      if (lstat (files[i], &st) == 0 && S_ISREG (st.st_mode)
-          && mount ("/dev/null", files[i], NULL, MS_BIND, NULL) < 0)
-        FAIL ("mask secrets");
-    }
+    if (mask_file (files[i]) < 0)
+      FAIL ("mask secrets");
   return 0;
 }
 
@@ -423,13 +429,8 @@ mount_proc (const char **step)
     if (bind_readonly (ro[i]) < 0)
       FAIL ("read-only /proc");
   for (i = 0; i < sizeof masked_files / sizeof masked_files[0]; i++)
-    {
-      struct stat st;
-      if (lstat (masked_files[i], &st) < 0)
-        continue;
-      if (mount ("/dev/null", masked_files[i], NULL, MS_BIND, NULL) < 0)
-        FAIL ("mask /proc");
-    }
+    if (mask_file (masked_files[i]) < 0)
+      FAIL ("mask /proc");
   for (i = 0; i < sizeof masked_dirs / sizeof masked_dirs[0]; i++)
     if (mask_dir (masked_dirs[i]) < 0)
       FAIL ("mask /proc");

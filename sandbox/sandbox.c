@@ -73,14 +73,6 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t
-rc_now_us (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* mkdir -p of one level with an exact mode, refusing a symlink or a
  * directory someone else owns. */
 static int
@@ -442,7 +434,7 @@ rc_sandbox_slot_clean (struct rc_sandbox *sb, int slot, rc_err_t *err)
   /* Processes of the slot uid outside the slot cgroup are not ours to
    * kill (another runner sharing RUN_UID_BASE, an operator's mistake):
    * the slot is refused instead, so two jobs never share a uid. */
-  uid = (uid_t)(sb->cfg->uid_base + (unsigned)slot);
+  uid = rc_slot_uid (sb->cfg, slot);
   n = count_uid (uid);
   if (n != 0)
     return rc_error_set (err, EBUSY,

@@ -12,12 +12,14 @@
 #ifndef RUNCELL_SANDBOX_INTERNAL_H
 #define RUNCELL_SANDBOX_INTERNAL_H
 
+#include "common/clock.h"
 #include "common/config.h"
 #include "common/error.h"
 #include "common/job.h"
 #include "sandbox/cgroup.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp_filter.h"
+#include "sandbox/session_workspace.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -57,7 +59,6 @@ struct rc_sandbox
 /* sandbox.c */
 int rc_sandbox_get_slot (struct rc_sandbox *sb, int slot, struct rc_cgroup_slot **out,
                          rc_err_t *err);
-uint64_t rc_now_us (void);
 /* Waits for the slot's killed init, if any (its namespaces' teardown). */
 void rc_sandbox_reap_dying (struct rc_sandbox *sb, int slot);
 

@@ -787,7 +787,7 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
   job.plan.spec = spec;
   job.plan.state_dir = sb->cfg->state_dir;
   job.plan.cgmode = sb->cgmode;
-  job.plan.uid = (uid_t)(sb->cfg->uid_base + (unsigned)spec->slot);
+  job.plan.uid = rc_slot_uid (sb->cfg, spec->slot);
   job.plan.gid = job.plan.uid;
   if (spec->workspace == RC_WORKSPACE_TEMPLATE
       && rc_workspace_skeleton (sb, spec->template_dir, &job.plan.skel_dir, err) < 0)

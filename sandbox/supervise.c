@@ -111,6 +111,30 @@ watch_take (struct rc_watch *w, struct rc_buf *buf, uint64_t *stream_total, cons
   return 0;
 }
 
+/* Reads what one of the program's streams has ready into its buffer; at
+ * end of file or on a hard error the stream is closed.  -1: out of memory.
+ * Small reads, one per stream per round: when both streams flood, the
+ * combined output budget is shared between them instead of going to
+ * whichever is read first. */
+static int
+drain_stream (struct rc_watch *w, int *fd, struct rc_buf *buf, uint64_t *stream_total,
+              uint64_t *last_activity)
+{
+  char chunk[8192];
+  ssize_t k = read (*fd, chunk, sizeof chunk);
+  if (k > 0)
+    {
+      *last_activity = rc_now_us ();
+      return watch_take (w, buf, stream_total, chunk, (size_t)k);
+    }
+  if (k == 0 || (errno != EAGAIN && errno != EINTR))
+    {
+      close (*fd);
+      *fd = -1;
+    }
+  return 0;
+}
+
 static uint64_t
 ms_until (uint64_t deadline_us, uint64_t now)
 {
@@ -173,10 +197,6 @@ watch_loop (struct rc_watch *w, rc_err_t *err)
 {
   const struct rc_limits *l = w->limits;
   struct rc_step_result *r = w->res;
-  /* Small reads, one per stream per round: when both streams flood, the
-   * combined output budget is shared between them instead of going to
-   * whichever is read first. */
-  char chunk[8192];
   uint64_t start = rc_now_us (), last_activity = start, exited_at = 0, next_cpu = 0;
   uint64_t out_total = 0, err_total = 0, cpu = 0, killed_at = 0;
   size_t stdin_off = 0;
@@ -287,41 +307,13 @@ watch_loop (struct rc_watch *w, rc_err_t *err)
               w->stdin_fd = -1;
             }
         }
-      if (i_out >= 0 && pfd[i_out].revents)
+      if ((i_out >= 0 && pfd[i_out].revents
+           && drain_stream (w, &w->out_fd, &r->out, &out_total, &last_activity) < 0)
+          || (i_err >= 0 && pfd[i_err].revents
+              && drain_stream (w, &w->err_fd, &r->err, &err_total, &last_activity) < 0))
         {
-          ssize_t k = read (w->out_fd, chunk, sizeof chunk);
-          if (k > 0)
-            {
-              last_activity = rc_now_us ();
-              if (watch_take (w, &r->out, &out_total, chunk, (size_t)k) < 0)
-                {
-                  ret = rc_error_set (err, ENOMEM, "sandbox: output buffer errno=%d", ENOMEM);
-                  break;
-                }
-            }
-          else if (k == 0 || (errno != EAGAIN && errno != EINTR))
-            {
-              close (w->out_fd);
-              w->out_fd = -1;
-            }
-        }
-      if (i_err >= 0 && pfd[i_err].revents)
-        {
-          ssize_t k = read (w->err_fd, chunk, sizeof chunk);
-          if (k > 0)
-            {
-              last_activity = rc_now_us ();
-              if (watch_take (w, &r->err, &err_total, chunk, (size_t)k) < 0)
-                {
-                  ret = rc_error_set (err, ENOMEM, "sandbox: output buffer errno=%d", ENOMEM);
-                  break;
-                }
-            }
-          else if (k == 0 || (errno != EAGAIN && errno != EINTR))
-            {
-              close (w->err_fd);
-              w->err_fd = -1;
-            }
+          ret = rc_error_set (err, ENOMEM, "sandbox: output buffer errno=%d", ENOMEM);
+          break;
         }
       if (!exited && (w->exit_fd < 0 || (i_exit >= 0 && pfd[i_exit].revents)))
         {

@@ -154,49 +154,10 @@ walk_opendir (int dirfd, unsigned depth)
   return d;
 }
 
-/* Recreates the directory tree of srcfd below dstfd, empty, mode 0777. */
-static int
-skel_walk (int srcfd, int dstfd, unsigned depth, unsigned *count)
-{
-  DIR *d;
-  struct dirent *de;
-  int ret = 0;
-
-  d = walk_opendir (srcfd, depth);
-  if (d == NULL)
-    return -1;
-  while (ret == 0 && (errno = 0, de = readdir (d)) != NULL)
-    {
-      int s, t;
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0
-          || strcmp (de->d_name, ".git") == 0)
-        continue;
-      if (++*count > RC_TREE_MAX_ENTRIES)
-        {
-          errno = E2BIG;
-          ret = -1;
-          break;
-        }
-      s = openat (srcfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (s < 0)
-        continue; /* not a directory (or a symlink to one): not part of the skeleton */
-      if (mkdirat (dstfd, de->d_name, 0777) < 0
-          || (t = openat (dstfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-        {
-          close (s);
-          ret = -1;
-          break;
-        }
-      if (fchmod (t, 0777) < 0 || skel_walk (s, t, depth + 1, count) < 0)
-        ret = -1;
-      close (s);
-      close (t);
-    }
-  if (ret == 0 && errno != 0 && de == NULL)
-    ret = -1;
-  closedir (d);
-  return ret;
-}
+/* Recreates the tree of srcfd below dstfd.  skeleton: its directories
+ * only, empty, mode 0777 (what a template job may write into); otherwise
+ * a copy: directories with their modes, regular files and symlinks. */
+static int mirror_walk (int srcfd, int dstfd, unsigned depth, unsigned *count, bool skeleton);
 
 /* "/a/b_c" -> "_sa_sb__c": injective, so two templates never share a
  * skeleton. */
@@ -269,7 +230,7 @@ rc_workspace_skeleton (struct rc_sandbox *sb, const char *template_dir, const ch
         }
       if (mkdirat (rootfd, tmpname, 0777) < 0
           || (dstfd = openat (rootfd, tmpname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0
-          || fchmod (dstfd, 0777) < 0 || (srcfd >= 0 && skel_walk (srcfd, dstfd, 0, &count) < 0))
+          || fchmod (dstfd, 0777) < 0 || (srcfd >= 0 && mirror_walk (srcfd, dstfd, 0, &count, true) < 0))
         {
           int saved = errno;
           (void)rc_workspace_remove_tree (rootfd, tmpname, NULL);
@@ -357,7 +318,7 @@ copy_file (int srcdir, int dstdir, const char *name, mode_t mode)
 }
 
 static int
-copy_walk (int srcfd, int dstfd, unsigned depth, unsigned *count)
+mirror_walk (int srcfd, int dstfd, unsigned depth, unsigned *count, bool skeleton)
 {
   DIR *d;
   struct dirent *de;
@@ -380,9 +341,13 @@ copy_walk (int srcfd, int dstfd, unsigned depth, unsigned *count)
         }
       if (fstatat (srcfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         {
+          if (skeleton)
+            continue; /* gone: not part of the skeleton */
           ret = -1;
           break;
         }
+      if (skeleton && !S_ISDIR (st.st_mode))
+        continue; /* only directories (a symlink to one is not one) */
       if (S_ISDIR (st.st_mode))
         {
           int s, t;
@@ -400,7 +365,9 @@ copy_walk (int srcfd, int dstfd, unsigned depth, unsigned *count)
               ret = -1;
               break;
             }
-          if (copy_walk (s, t, depth + 1, count) < 0 || fchmod (t, st.st_mode & 0777) < 0)
+          /* The mode last: a read-only template directory is filled first. */
+          if (mirror_walk (s, t, depth + 1, count, skeleton) < 0
+              || fchmod (t, skeleton ? 0777 : st.st_mode & 0777) < 0)
             ret = -1;
           close (s);
           close (t);
@@ -434,7 +401,7 @@ rc_workspace_copy_tree (const char *src_dir, int dst_dirfd, rc_err_t *err)
   unsigned count = 0;
   if (srcfd < 0)
     return rc_error_sys (err, "sandbox: copy template errno=%d: open %s", errno, src_dir);
-  if (copy_walk (srcfd, dst_dirfd, 0, &count) < 0)
+  if (mirror_walk (srcfd, dst_dirfd, 0, &count, false) < 0)
     return rc_error_sys (err, "sandbox: copy template errno=%d: %s", errno, src_dir);
   return 0;
 }

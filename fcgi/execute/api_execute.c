@@ -98,8 +98,6 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
 {
   const struct rc_config *cfg = app->cfg;
   struct rc_execute_request ex;
-  char msg[512];
-  int status = 400;
   struct rc_file *files = NULL;
   struct rc_job_request jr;
   struct rc_job job = { 0 };
@@ -107,11 +105,9 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
   rc_err_t err = NULL;
 
   res->log_job = true;
-  if (rc_execute_request_parse (req->body, req->body_len, cfg, app->langs, &ex, &status, msg,
-                                sizeof msg)
-      < 0)
+  if (rc_execute_request_parse (req->body, req->body_len, cfg, app->langs, &ex, &err) < 0)
     {
-      rc_http_error (res, status, msg);
+      rc_http_error_from (res, &err, "execute_request");
       res->log_outcome = "bad_request";
       return;
     }
@@ -136,9 +132,7 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
   jr.limits = ex.limits;
   if (rc_job_build (&job, ex.lang, &jr, cfg, &err) < 0)
     {
-      rc_log (RC_LOG_ERROR, "job_build", "%s", rc_error_text (err));
-      rc_error_free (&err);
-      rc_http_error (res, 500, "internal");
+      rc_http_error_from (res, &err, "job_build");
       goto out;
     }
 

@@ -5,6 +5,7 @@
 #include "fcgi/run/run_request.h"
 #include "common/json_in.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +61,16 @@ dup_json_string (struct json_object *o, char **out, size_t *len)
 #define FAIL(code, ...)                                                                            \
   do                                                                                               \
     {                                                                                              \
-      *status = (code);                                                                            \
-      snprintf (msgbuf, msgsize, __VA_ARGS__);                                                     \
+      rc_error_http (err, (code), __VA_ARGS__);                                                    \
+      goto out;                                                                                    \
+    }                                                                                              \
+  while (0)
+
+/* Not the request's fault: no HTTP status, so it is logged and a 500. */
+#define FAIL_NOMEM()                                                                               \
+  do                                                                                               \
+    {                                                                                              \
+      rc_error_set (err, ENOMEM, "out of memory");                                                 \
       goto out;                                                                                    \
     }                                                                                              \
   while (0)
@@ -69,21 +78,16 @@ dup_json_string (struct json_object *o, char **out, size_t *len)
 int
 rc_execute_request_parse (const char *body, size_t len, const struct rc_config *cfg,
                           const struct rc_lang_table *langs, struct rc_execute_request *out,
-                          int *status, char *msgbuf, size_t msgsize)
+                          rc_err_t *err)
 {
   struct json_object *root, *v = NULL, *files;
-  const char *msg = NULL;
   int ret = -1;
   size_t i, n;
 
   memset (out, 0, sizeof *out);
-  *status = 400;
-  root = rc_json_parse_strict (body, len, &msg);
+  root = rc_json_parse_strict (body, len, err);
   if (root == NULL)
-    {
-      snprintf (msgbuf, msgsize, "%s", msg);
-      return -1;
-    }
+    return -1;
   if (!json_object_is_type (root, json_type_object))
     FAIL (400, "request body must be a JSON object");
 
@@ -115,7 +119,7 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
     FAIL (400, "files: at most %u files (RUN_MAX_FILES)", cfg->max_files);
   out->files = calloc (n, sizeof *out->files);
   if (out->files == NULL)
-    FAIL (500, "out of memory");
+    FAIL_NOMEM ();
   for (i = 0; i < n; i++)
     {
       struct json_object *f = json_object_array_get_idx (files, i), *name, *content;
@@ -135,7 +139,7 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
         FAIL (400, "files[%zu].content is required and must be a string", i);
       if (dup_json_string (name, &ef->name, &name_len) < 0
           || dup_json_string (content, &ef->content, &ef->len) < 0)
-        FAIL (500, "out of memory");
+        FAIL_NOMEM ();
       out->n_files = i + 1;
       if (!rc_exec_path_is_safe (ef->name, name_len))
         FAIL (400,
@@ -152,12 +156,12 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
       if (!json_object_is_type (v, json_type_string))
         FAIL (400, "stdin must be a string");
       if (dup_json_string (v, &out->stdin_data, &out->stdin_len) < 0)
-        FAIL (500, "out of memory");
+        FAIL_NOMEM ();
     }
 
   out->args = calloc (1, sizeof (char *));
   if (out->args == NULL)
-    FAIL (500, "out of memory");
+    FAIL_NOMEM ();
   if (json_object_object_get_ex (root, "args", &v) && !json_object_is_type (v, json_type_null))
     {
       size_t na;
@@ -169,7 +173,7 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
       free (out->args);
       out->args = calloc (na + 1, sizeof (char *));
       if (out->args == NULL)
-        FAIL (500, "out of memory");
+        FAIL_NOMEM ();
       for (i = 0; i < na; i++)
         {
           struct json_object *a = json_object_array_get_idx (v, i);
@@ -177,7 +181,7 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
           if (!json_object_is_type (a, json_type_string))
             FAIL (400, "args[%zu] must be a string", i);
           if (dup_json_string (a, &out->args[i], &alen) < 0)
-            FAIL (500, "out of memory");
+            FAIL_NOMEM ();
           if (memchr (out->args[i], '\0', alen) != NULL)
             FAIL (400, "args[%zu] must not contain NUL", i);
         }

@@ -40,11 +40,12 @@ struct rc_execute_request
 #define RC_EXEC_NAME_MAX 255
 #define RC_EXEC_ARGS_MAX 256
 
-/* Returns < 0 with *status and *msg (a message that may name the field,
- * stored in msgbuf) on error. */
+/* Returns < 0 with *err set on error: the request's fault with its HTTP
+ * status (400, 413, 501; the message may name the field), or an error
+ * without HTTP status (out of memory). */
 int rc_execute_request_parse (const char *body, size_t len, const struct rc_config *cfg,
                               const struct rc_lang_table *langs, struct rc_execute_request *out,
-                              int *status, char *msgbuf, size_t msgsize);
+                              rc_err_t *err);
 void rc_execute_request_free (struct rc_execute_request *req);
 
 /* A relative path a job file may have: no "..", no ".", no empty

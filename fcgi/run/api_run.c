@@ -53,8 +53,6 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
   const struct rc_config *cfg = app->cfg;
   struct rc_run_request run;
   const struct rc_lang *lang = NULL;
-  const char *msg = NULL;
-  int status = 400;
   struct rc_job_request jr;
   struct rc_job job = { 0 };
   struct rc_job_result result = { 0 };
@@ -62,17 +60,17 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
 
   res->log_job = true;
   if (rc_run_request_parse (req->body, req->body_len, cfg->timeout_default_ms, cfg->timeout_max_ms,
-                            &run, &status, &msg)
+                            &run, &err)
       < 0)
     {
-      rc_http_error (res, status, msg);
+      rc_http_error_from (res, &err, "run_request");
       res->log_outcome = "bad_request";
       return;
     }
   res->log_lang = NULL;
-  if (rc_run_request_check_lang (&run, app->langs, &lang, &status, &msg) < 0)
+  if (rc_run_request_check_lang (&run, app->langs, &lang, &err) < 0)
     {
-      rc_http_error (res, status, msg);
+      rc_http_error_from (res, &err, "run_request");
       res->log_outcome = "bad_request";
       goto out;
     }
@@ -90,9 +88,7 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
   jr.limits.wall_ms = run.timeout_ms;
   if (rc_job_build (&job, lang, &jr, cfg, &err) < 0)
     {
-      rc_log (RC_LOG_ERROR, "job_build", "%s", rc_error_text (err));
-      rc_error_free (&err);
-      rc_http_error (res, 500, "internal");
+      rc_http_error_from (res, &err, "job_build");
       goto out;
     }
 

@@ -5,6 +5,7 @@
 #include "common/config.h"
 #include "common/json_in.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,45 +28,44 @@ take_string (struct json_object *o, char **out, size_t *len)
 
 int
 rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout_ms,
-                      uint64_t max_timeout_ms, struct rc_run_request *out, int *status,
-                      const char **msg)
+                      uint64_t max_timeout_ms, struct rc_run_request *out, rc_err_t *err)
 {
   struct json_object *root, *v;
   int ret = -1;
 
   memset (out, 0, sizeof *out);
-  *status = 400;
-  root = rc_json_parse_strict (body, len, msg);
+  root = rc_json_parse_strict (body, len, err);
   if (root == NULL)
     return -1;
   if (!json_object_is_type (root, json_type_object))
     {
-      *msg = "request body must be a JSON object";
+      rc_error_http (err, 400, "request body must be a JSON object");
       goto out;
     }
   if (!json_object_object_get_ex (root, "solution_text", &v)
       || json_object_is_type (v, json_type_null))
     {
-      *msg = "solution_text is required";
+      rc_error_http (err, 400, "solution_text is required");
       goto out;
     }
   if (!json_object_is_type (v, json_type_string))
     {
-      *msg = "solution_text must be a string";
+      rc_error_http (err, 400, "solution_text must be a string");
       goto out;
     }
   if (take_string (v, &out->solution_text, &out->solution_len) < 0)
     goto oom;
   if (!json_object_object_get_ex (root, "lang_slug", &v) || json_object_is_type (v, json_type_null))
     {
-      *msg = "lang_slug is required";
+      rc_error_http (err, 400, "lang_slug is required");
       goto out;
     }
   {
     bool has_nul;
     if (rc_json_get_name (v, NULL, &has_nul) == NULL)
       {
-        *msg = has_nul ? "lang_slug must not contain NUL" : "lang_slug must be a string";
+        rc_error_http (err, 400,
+                       has_nul ? "lang_slug must not contain NUL" : "lang_slug must be a string");
         goto out;
       }
   }
@@ -76,7 +76,7 @@ rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout_ms,
     {
       if (!json_object_is_type (v, json_type_string))
         {
-          *msg = "checker_text must be a string or null";
+          rc_error_http (err, 400, "checker_text must be a string or null");
           goto out;
         }
       if (take_string (v, &out->checker_text, &out->checker_len) < 0)
@@ -86,7 +86,7 @@ rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout_ms,
     {
       if (!json_object_is_type (v, json_type_string))
         {
-          *msg = "asserts must be a string holding JSON";
+          rc_error_http (err, 400, "asserts must be a string holding JSON");
           goto out;
         }
       if (take_string (v, &out->asserts, &out->asserts_len) < 0)
@@ -98,12 +98,14 @@ rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout_ms,
       if (!json_object_is_type (v, json_type_string)
           || rc_parse_duration_ms (json_object_get_string (v), &out->timeout_ms) < 0)
         {
-          *msg = "invalid timeout: expected a string such as \"500ms\", \"2s\" or \"1m\"";
+          rc_error_http (err, 400,
+                         "invalid timeout: expected a string such as \"500ms\", \"2s\" or \"1m\"");
           goto out;
         }
       if (out->timeout_ms > max_timeout_ms)
         {
-          *msg = "invalid timeout: above the maximum this server allows (RUN_TIMEOUT_MAX)";
+          rc_error_http (err, 400,
+                         "invalid timeout: above the maximum this server allows (RUN_TIMEOUT_MAX)");
           goto out;
         }
     }
@@ -111,8 +113,7 @@ rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout_ms,
   goto out;
 
 oom:
-  *status = 500;
-  *msg = "out of memory";
+  rc_error_set (err, ENOMEM, "out of memory");
 out:
   json_object_put (root);
   if (ret < 0)
@@ -122,7 +123,7 @@ out:
 
 int
 rc_run_request_check_lang (const struct rc_run_request *req, const struct rc_lang_table *langs,
-                           const struct rc_lang **lang, int *status, const char **msg)
+                           const struct rc_lang **lang, rc_err_t *err)
 {
   const struct rc_lang *l = NULL;
   /* /run takes slugs only (aliases are a /v1/execute convenience). */
@@ -131,20 +132,17 @@ rc_run_request_check_lang (const struct rc_run_request *req, const struct rc_lan
       l = &langs->langs[i];
   if (l == NULL)
     {
-      *status = 400;
-      *msg = "unsupported lang_slug";
+      rc_error_http (err, 400, "unsupported lang_slug");
       return -1;
     }
   if (!l->available)
     {
-      *status = 501;
-      *msg = "lang_slug is not installed on this host";
+      rc_error_http (err, 501, "lang_slug is not installed on this host");
       return -1;
     }
   if (l->checker_required && req->checker_text == NULL)
     {
-      *status = 400;
-      *msg = "checker_text is required";
+      rc_error_http (err, 400, "checker_text is required");
       return -1;
     }
   *lang = l;

@@ -28,15 +28,14 @@ struct rc_run_request
 };
 
 
-/* Parses the body.  On error returns < 0, sets *status (400) and *msg to a
- * static description. */
+/* Parses the body.  On error returns < 0 with *err set: a 400 that says
+ * what is wrong, or an error without HTTP status (out of memory). */
 int rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout_ms,
-                          uint64_t max_timeout_ms, struct rc_run_request *out, int *status,
-                          const char **msg);
+                          uint64_t max_timeout_ms, struct rc_run_request *out, rc_err_t *err);
 /* Checks the request against the language table: unknown slug (400),
  * toolchain not installed (501), checker required (400). */
 int rc_run_request_check_lang (const struct rc_run_request *req, const struct rc_lang_table *langs,
-                               const struct rc_lang **lang, int *status, const char **msg);
+                               const struct rc_lang **lang, rc_err_t *err);
 void rc_run_request_free (struct rc_run_request *req);
 
 #endif

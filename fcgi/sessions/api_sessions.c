@@ -229,8 +229,8 @@ session_error (enum rc_session_status st, rc_err_t *err, struct rc_http_response
       break;
     case RC_SESSION_ERROR:
     default:
-      rc_log (RC_LOG_ERROR, "session_store", "%s", err && *err ? rc_error_text (*err) : "?");
-      rc_http_error (res, 500, "internal");
+      /* A store failure carries no HTTP status: logged, and a 500. */
+      rc_http_error_from (res, err, "session_store");
       res->log_outcome = "session_error";
       break;
     }

@@ -25,38 +25,6 @@ env_get (const char *name, void *ud)
   return getenv (name);
 }
 
-static int
-load_count (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t max, uint64_t *out,
-            rc_err_t *err)
-{
-  const char *v = get (name, ud);
-  uint64_t n;
-  if (v == NULL || *v == '\0')
-    return 0;
-  if (rc_parse_u64 (v, &n) < 0 || n < min || n > max)
-    return rc_error_set (err, EINVAL, "%s: expected an integer from %llu to %llu, got '%s'", name,
-                         (unsigned long long)min, (unsigned long long)max, v);
-  *out = n;
-  return 0;
-}
-
-static int
-load_bytes (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t *out,
-            rc_err_t *err)
-{
-  const char *v = get (name, ud);
-  uint64_t n;
-  if (v == NULL || *v == '\0')
-    return 0;
-  if (rc_parse_size (v, &n) < 0 || n < min)
-    return rc_error_set (err, EINVAL,
-                         "%s: expected a size of at least %llu bytes such as 1048576, 64k or "
-                         "256M, got '%s'",
-                         name, (unsigned long long)min, v);
-  *out = n;
-  return 0;
-}
-
 int
 rc_session_config_parse (struct rc_session_config *sc, rc_getenv_fn get, void *ud, rc_err_t *err)
 {
@@ -80,25 +48,30 @@ rc_session_config_parse (struct rc_session_config *sc, rc_getenv_fn get, void *u
   sc->sweep_s = 60;
   sc->lock_wait_s = 30;
 
-  if (load_count (get, ud, "MAX_SESSIONS", 1, 1000000, &sc->max_sessions, err) < 0
-      || load_bytes (get, ud, "MAX_SESSION_SIZE", 4096, &sc->max_session_size, err) < 0
-      || load_count (get, ud, "MAX_SESSION_ENTRIES", 1, 1ULL << 31, &sc->max_session_entries, err)
+  if (rc_config_env_u64 (get, ud, "MAX_SESSIONS", 1, 1000000, &sc->max_sessions, err) < 0
+      || rc_config_env_size (get, ud, "MAX_SESSION_SIZE", 4096, &sc->max_session_size, err) < 0
+      || rc_config_env_u64 (get, ud, "MAX_SESSION_ENTRIES", 1, 1ULL << 31, &sc->max_session_entries,
+                            err)
              < 0
-      || load_count (get, ud, "MAX_RESULT_ATTACHMENTS", 0, 1000000, &sc->max_attachments, err) < 0
-      || load_bytes (get, ud, "MAX_OUTPUT_SIZE", 1, &sc->max_output, err) < 0
+      || rc_config_env_u64 (get, ud, "MAX_RESULT_ATTACHMENTS", 0, 1000000, &sc->max_attachments,
+                            err)
+             < 0
+      || rc_config_env_size (get, ud, "MAX_OUTPUT_SIZE", 1, &sc->max_output, err) < 0
       /* The code is one argv entry of the job: under MAX_ARG_STRLEN. */
-      || load_count (get, ud, "MAX_CODE_LENGTH", 1, 120000, &sc->max_code, err) < 0
-      || load_count (get, ud, "EXECUTION_TIMEOUT", 1, 86400, &sc->timeout_s, err) < 0
-      || load_bytes (get, ud, "MAX_MEMORY", 16ULL << 20, &sc->memory, err) < 0
-      || load_count (get, ud, "CONTAINER_PIDS_LIMIT", 8, 1000000, &sc->pids, err) < 0
-      || load_count (get, ud, "CONTAINER_ULIMIT_NOFILE", 16, 1048576, &sc->nofile, err) < 0
-      || load_bytes (get, ud, "CONTAINER_ULIMIT_FSIZE", 512, &sc->fsize, err) < 0
-      || load_bytes (get, ud, "CONTAINER_TMPFS_SIZE", 1ULL << 20, &sc->tmp_size, err) < 0
-      || load_count (get, ud, "SESSION_INACTIVITY_TIMEOUT_SECONDS", 1, 31536000, &sc->inactivity_s,
-                     err)
+      || rc_config_env_u64 (get, ud, "MAX_CODE_LENGTH", 1, 120000, &sc->max_code, err) < 0
+      || rc_config_env_u64 (get, ud, "EXECUTION_TIMEOUT", 1, 86400, &sc->timeout_s, err) < 0
+      || rc_config_env_size (get, ud, "MAX_MEMORY", 16ULL << 20, &sc->memory, err) < 0
+      || rc_config_env_u64 (get, ud, "CONTAINER_PIDS_LIMIT", 8, 1000000, &sc->pids, err) < 0
+      || rc_config_env_u64 (get, ud, "CONTAINER_ULIMIT_NOFILE", 16, 1048576, &sc->nofile, err) < 0
+      || rc_config_env_size (get, ud, "CONTAINER_ULIMIT_FSIZE", 512, &sc->fsize, err) < 0
+      || rc_config_env_size (get, ud, "CONTAINER_TMPFS_SIZE", 1ULL << 20, &sc->tmp_size, err) < 0
+      || rc_config_env_u64 (get, ud, "SESSION_INACTIVITY_TIMEOUT_SECONDS", 1, 31536000,
+                            &sc->inactivity_s, err)
              < 0
-      || load_count (get, ud, "SESSION_SWEEP_INTERVAL_SECONDS", 1, 86400, &sc->sweep_s, err) < 0
-      || load_count (get, ud, "SESSION_LOCK_WAIT_TIMEOUT_SECONDS", 0, 3600, &sc->lock_wait_s, err)
+      || rc_config_env_u64 (get, ud, "SESSION_SWEEP_INTERVAL_SECONDS", 1, 86400, &sc->sweep_s, err)
+             < 0
+      || rc_config_env_u64 (get, ud, "SESSION_LOCK_WAIT_TIMEOUT_SECONDS", 0, 3600, &sc->lock_wait_s,
+                            err)
              < 0)
     return -1;
 

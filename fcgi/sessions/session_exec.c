@@ -23,6 +23,7 @@
 #include "common/json_out.h"
 #include "common/log.h"
 #include "fcgi/sessions/session_fs.h"
+#include "sandbox/session_workspace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,29 +46,27 @@ rc_exec_request_free (struct rc_exec_request *er)
   memset (er, 0, sizeof *er);
 }
 
+/* What a failed write of an upload means: the request's fault (quota,
+ * path shape) with its status, or a failure of the service. */
 static int
-upload_errno_status (int e, const char **msg)
+upload_error (int e, const char *what, const char *path, rc_err_t *err)
 {
   switch (e)
     {
     case ENOSPC:
     case EDQUOT:
     case EFBIG:
-      *msg = "session size or entry limit exceeded";
-      return 413;
+      return rc_error_http (err, 413, "session size or entry limit exceeded");
     case ENOTDIR:
     case ELOOP:
-      *msg = "a parent of the path is not a directory";
-      return 400;
+      return rc_error_http (err, 400, "a parent of the path is not a directory");
     case EISDIR:
-      *msg = "the path is a directory";
-      return 400;
+      return rc_error_http (err, 400, "the path is a directory");
     case ENAMETOOLONG:
-      *msg = "path too long";
-      return 400;
+      return rc_error_http (err, 400, "path too long");
     default:
-      *msg = "internal";
-      return 500;
+      errno = e;
+      return rc_error_sys (err, "%s %s", what, path);
     }
 }
 
@@ -77,8 +76,7 @@ rc_session_write_uploads (struct rc_session *s, const struct rc_session_config *
 {
   struct rc_sfs_stage *st;
   size_t i, staged = 0;
-  int status = 0;
-  const char *msg = NULL;
+  rc_err_t err = NULL;
 
   if (n == 0)
     return 0;
@@ -113,35 +111,33 @@ rc_session_write_uploads (struct rc_session *s, const struct rc_session_config *
                         ups[i].data.len, &st[i])
           < 0)
         {
-          int e = errno;
-          status = upload_errno_status (e, &msg);
-          if (status == 500)
-            rc_log (RC_LOG_ERROR, "session_write", "%s: %s", ups[i].path, strerror (e));
+          upload_error (errno, "stage", ups[i].path, &err);
           break;
         }
       staged++;
     }
-  if (status == 0)
+  if (err == NULL)
     for (i = 0; i < n; i++)
       if (rc_sfs_publish (&st[i]) < 0)
         {
           int e = errno;
-          status = upload_errno_status (e, &msg);
           rc_log (RC_LOG_ERROR, "session_publish", "%s: %s", ups[i].path, strerror (e));
+          upload_error (e, "publish", ups[i].path, &err);
           break;
         }
   /* Reverse order, so a directory a later stage created inside an
    * earlier one's is removed first. */
   for (i = staged; i-- > 0;)
     {
-      if (status != 0)
+      if (err != NULL)
         rc_sfs_stage_abort (&st[i], s->dirfd);
       rc_sfs_stage_free (&st[i]);
     }
   free (st);
-  if (status != 0)
-    rc_http_errorf (res, status, "%s", msg);
-  return status;
+  if (err == NULL)
+    return 0;
+  rc_http_error_from (res, &err, "session_write");
+  return res->status;
 }
 
 /* RFC 5987 attr-char; everything else is percent-encoded. */
@@ -213,8 +209,8 @@ prepare_slot (int slot, void *ud)
   struct prep_ctx *c = ud;
   if (c->app->sandbox && rc_sandbox_mode_of (c->app->sandbox) == RC_SANDBOX_ISOLATED)
     {
-      uid_t uid = (uid_t)(c->app->cfg->uid_base + (unsigned)slot);
-      if (rc_sfs_chown_tree (c->s->dirfd, uid, (gid_t)uid) < 0)
+      uid_t uid = rc_slot_uid (c->app->cfg, slot);
+      if (rc_session_ws_chown_tree (c->s->dirfd, uid, (gid_t)uid, RC_SFS_WALK_DEPTH) < 0)
         rc_log (RC_LOG_WARN, "session_chown", "some entries keep their owner: %s",
                 strerror (errno));
     }
@@ -293,9 +289,7 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   jr.tmp_bytes = sc->tmp_size;
   if (rc_job_build (&job, er->lang, &jr, app->cfg, &err) < 0)
     {
-      rc_log (RC_LOG_ERROR, "job_build", "%s", rc_error_text (err));
-      rc_error_free (&err);
-      rc_http_error (res, 500, "internal");
+      rc_http_error_from (res, &err, "job_build");
       goto out;
     }
 

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "fcgi/sessions/session_fs.h"
+#include "common/dirwalk.h"
 #include "common/json_out.h"
 #include "sandbox/syscalls.h"
 
@@ -508,42 +509,51 @@ type_of (mode_t m)
   return "other";
 }
 
+struct name_list
+{
+  char **names;
+  size_t n, cap;
+};
+
+/* Collects the names of one level (the listing is sorted before use). */
+static int
+collect_name (const struct rc_dirwalk_entry *e, void *ud)
+{
+  struct name_list *l = ud;
+  if (l->n == l->cap)
+    {
+      size_t cap = l->cap ? l->cap * 2 : 64;
+      char **grown = realloc (l->names, cap * sizeof *l->names);
+      if (grown == NULL)
+        return -1;
+      l->names = grown;
+      l->cap = cap;
+    }
+  if ((l->names[l->n] = strdup (e->name)) == NULL)
+    return -1;
+  l->n++;
+  return RC_DIRWALK_SKIP;
+}
+
 int
 rc_sfs_list_json (int dirfd, const char *path, struct rc_buf *out)
 {
-  int dup_fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  char **names = NULL;
-  size_t n = 0, cap = 0;
-  DIR *d;
-  struct dirent *de;
+  struct name_list l = { NULL, 0, 0 };
+  char **names;
+  size_t n;
   bool first = true;
 
-  if (dup_fd < 0)
-    return -1;
-  d = fdopendir (dup_fd);
-  if (d == NULL)
+  if (rc_dirwalk (dirfd, 0, 0, collect_name, &l) < 0)
     {
-      close (dup_fd);
+      int saved = errno;
+      for (size_t i = 0; i < l.n; i++)
+        free (l.names[i]);
+      free (l.names);
+      errno = saved;
       return -1;
     }
-  while ((de = readdir (d)) != NULL)
-    {
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (n == cap)
-        {
-          char **grown = realloc (names, (cap ? cap * 2 : 64) * sizeof *names);
-          if (grown == NULL)
-            goto nomem;
-          names = grown;
-          cap = cap ? cap * 2 : 64;
-        }
-      if ((names[n] = strdup (de->d_name)) == NULL)
-        goto nomem;
-      n++;
-    }
-  closedir (d);
-  d = NULL;
+  names = l.names;
+  n = l.n;
   if (n)
     qsort (names, n, sizeof *names, cmp_names);
   rc_buf_append_str (out, "{\"path\":");
@@ -575,78 +585,6 @@ rc_sfs_list_json (int dirfd, const char *path, struct rc_buf *out)
     free (names[i]);
   free (names);
   return 0;
-nomem:
-  if (d)
-    closedir (d);
-  for (size_t i = 0; i < n; i++)
-    free (names[i]);
-  free (names);
-  errno = ENOMEM;
-  return -1;
-}
-
-static int
-chown_walk (int dirfd, uid_t uid, gid_t gid, unsigned depth)
-{
-  int dup_fd;
-  DIR *d;
-  struct dirent *de;
-  int ret = 0;
-
-  if (depth > RC_SFS_WALK_DEPTH)
-    return 0; /* deeper entries keep their owner (documented) */
-  dup_fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dup_fd < 0)
-    return -1;
-  d = fdopendir (dup_fd);
-  if (d == NULL)
-    {
-      close (dup_fd);
-      return -1;
-    }
-  while ((de = readdir (d)) != NULL)
-    {
-      struct stat sb;
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (fstatat (dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-        continue;
-      if ((sb.st_uid != uid || sb.st_gid != gid)
-          && fchownat (dirfd, de->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
-        ret = -1;
-      if (S_ISDIR (sb.st_mode))
-        {
-          int sub = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-          if (sub < 0)
-            {
-              ret = -1;
-              continue;
-            }
-          if (chown_walk (sub, uid, gid, depth + 1) < 0)
-            ret = -1;
-          close (sub);
-        }
-    }
-  closedir (d);
-  return ret;
-}
-
-int
-rc_sfs_chown_tree (int rootfd, uid_t uid, gid_t gid)
-{
-  struct stat sb;
-  int dfd = openat (rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
-
-  if (dfd < 0)
-    return -1;
-  if (fstat (dfd, &sb) == 0 && (sb.st_uid != uid || sb.st_gid != gid) && fchown (dfd, uid, gid) < 0)
-    {
-      close (dfd);
-      return -1;
-    }
-  ret = chown_walk (dfd, uid, gid, 0);
-  close (dfd);
-  return ret;
 }
 
 static int
@@ -679,53 +617,13 @@ snap_push (struct rc_sfs_snapshot *s, const char *path, size_t len, const struct
   return 0;
 }
 
+/* Regular files, hidden directories excluded at every depth. */
 static int
-snap_walk (int dirfd, struct rc_buf *prefix, struct rc_sfs_snapshot *s, unsigned depth)
+snap_visit (const struct rc_dirwalk_entry *e, void *ud)
 {
-  int dup_fd;
-  DIR *d;
-  struct dirent *de;
-  size_t base_len = prefix->len;
-  int ret = 0;
-
-  if (depth > RC_SFS_WALK_DEPTH)
-    return 0;
-  dup_fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dup_fd < 0)
-    return -1;
-  d = fdopendir (dup_fd);
-  if (d == NULL)
-    {
-      close (dup_fd);
-      return -1;
-    }
-  while (ret == 0 && (de = readdir (d)) != NULL)
-    {
-      struct stat sb;
-      size_t nlen = strlen (de->d_name);
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (fstatat (dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-        continue;
-      prefix->len = base_len;
-      if (base_len)
-        rc_buf_append (prefix, "/", 1);
-      rc_buf_append (prefix, de->d_name, nlen);
-      if (S_ISREG (sb.st_mode))
-        ret = snap_push (s, prefix->data, prefix->len, &sb);
-      else if (S_ISDIR (sb.st_mode) && de->d_name[0] != '.')
-        {
-          int sub = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-          if (sub >= 0)
-            {
-              ret = snap_walk (sub, prefix, s, depth + 1);
-              close (sub);
-            }
-        }
-    }
-  prefix->len = base_len;
-  closedir (d);
-  return ret;
+  if (S_ISREG (e->st->st_mode))
+    return snap_push (ud, e->path, e->path_len, e->st) < 0 ? -1 : RC_DIRWALK_SKIP;
+  return e->name[0] == '.' ? RC_DIRWALK_SKIP : RC_DIRWALK_DESCEND;
 }
 
 static int
@@ -742,15 +640,13 @@ entry_cmp (const void *a, const void *b)
 int
 rc_sfs_snapshot_take (int rootfd, struct rc_sfs_snapshot *snap)
 {
-  struct rc_buf prefix = { 0 };
   int dfd = openat (rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
 
   memset (snap, 0, sizeof *snap);
   if (dfd < 0)
     return -1;
-  ret = snap_walk (dfd, &prefix, snap, 0);
+  ret = rc_dirwalk (dfd, RC_SFS_WALK_DEPTH, RC_DIRWALK_SKIP_UNOPENABLE, snap_visit, snap);
   close (dfd);
-  rc_buf_free (&prefix);
   if (ret == 0 && snap->n)
     qsort (snap->e, snap->n, sizeof *snap->e, entry_cmp);
   return ret;

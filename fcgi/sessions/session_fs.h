@@ -69,11 +69,6 @@ int rc_sfs_empty_dir (int dirfd);
 /* Writes the JSON listing {"path": ..., "entries": [...]} of a directory. */
 int rc_sfs_list_json (int dirfd, const char *path, struct rc_buf *out);
 
-/* Gives every entry of the tree (the root included) to uid:gid, without
- * following symlinks; entries already owned are not touched (their ctime
- * stays, which change detection relies on). */
-int rc_sfs_chown_tree (int rootfd, uid_t uid, gid_t gid);
-
 /* Change detection: (inode, size, mtime, ctime) of every regular file,
  * hidden directories excluded at every depth, hidden files included. */
 struct rc_sfs_entry

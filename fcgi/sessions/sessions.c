@@ -11,19 +11,19 @@
 #include "config.h"
 
 #include "fcgi/sessions/sessions.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/sessions/session_fs.h"
+#include "sandbox/session_workspace.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -106,19 +106,11 @@ ensure_root (const char *root, rc_err_t *err)
   return 0;
 }
 
-static uint64_t
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* flock with a deadline; 0, or -1 with errno EWOULDBLOCK on timeout. */
 static int
 lock_wait (int fd, uint64_t wait_s)
 {
-  uint64_t deadline = now_ms () + wait_s * 1000u;
+  uint64_t deadline = rc_now_ms () + wait_s * 1000u;
   for (;;)
     {
       struct timespec pause = { 0, 10 * 1000 * 1000 };
@@ -126,7 +118,7 @@ lock_wait (int fd, uint64_t wait_s)
         return 0;
       if (errno != EWOULDBLOCK && errno != EINTR)
         return -1;
-      if (now_ms () >= deadline)
+      if (rc_now_ms () >= deadline)
         {
           errno = EWOULDBLOCK;
           return -1;
@@ -163,16 +155,9 @@ rc_sessions_count (const struct rc_config *cfg, const struct rc_session_config *
 static int
 mount_quota (const struct rc_session_config *sc, const char *dir, rc_err_t *err)
 {
-  char opts[256];
   if (sc->quota != RC_SESSION_QUOTA_TMPFS)
     return 0;
-  /* nr_inodes counts the root directory too. */
-  snprintf (opts, sizeof opts, "size=%llu,nr_inodes=%llu,mode=0700,uid=0,gid=0",
-            (unsigned long long)sc->max_session_size,
-            (unsigned long long)sc->max_session_entries + 1);
-  if (mount ("runcell-session", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
-    return rc_error_sys (err, "mount tmpfs %s (%s)", dir, opts);
-  return 0;
+  return rc_session_ws_mount_quota (dir, sc->max_session_size, sc->max_session_entries, err);
 }
 
 /* Removes a data directory whatever is in it: unmount the tmpfs (the
@@ -181,8 +166,8 @@ static int
 remove_data_dir (const char *dir, rc_err_t *err)
 {
   int fd;
-  if (umount2 (dir, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT && errno != EPERM)
-    return rc_error_sys (err, "umount %s", dir);
+  if (rc_session_ws_unmount (dir, err) < 0)
+    return -1;
   if (rmdir (dir) == 0 || errno == ENOENT)
     return 0;
   fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -467,10 +452,8 @@ rc_sessions_host_setup (const struct rc_config *cfg, rc_err_t *err)
       /* Session tmpfs mounts live in a namespace of the service's own, so
        * they go away with its last process however it ends.  Private
        * propagation keeps them from leaking back into the host's. */
-      if (unshare (CLONE_NEWNS) < 0)
-        return rc_error_sys (err, "sessions: unshare(CLONE_NEWNS)");
-      if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        return rc_error_sys (err, "sessions: make / private");
+      if (rc_session_ws_host_namespace (err) < 0)
+        return -1;
     }
   return 0;
 }
@@ -568,9 +551,9 @@ rc_sessions_sweep (const struct rc_config *cfg)
   struct dirent *de;
   struct timespec now;
 
-  if (sc == NULL || now_ms () < next_ms)
+  if (sc == NULL || rc_now_ms () < next_ms)
     return;
-  next_ms = now_ms () + sc->sweep_s * 1000u;
+  next_ms = rc_now_ms () + sc->sweep_s * 1000u;
   root = rc_session_root (cfg, sc);
   if (root == NULL)
     return;

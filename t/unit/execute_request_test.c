@@ -5,6 +5,7 @@
 #include "fcgi/execute/execute_request.h"
 #include "t/unit/tap.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static struct rc_config cfg;
@@ -14,7 +15,16 @@ static struct rc_lang_table langs = { langs_arr, 2 };
 static int
 parse (const char *body, struct rc_execute_request *ex, int *status, char *msg)
 {
-  return rc_execute_request_parse (body, strlen (body), &cfg, &langs, ex, status, msg, 256);
+  rc_err_t err = NULL;
+  int ret = rc_execute_request_parse (body, strlen (body), &cfg, &langs, ex, &err);
+  if (ret < 0)
+    {
+      /* As rc_http_error_from answers it: 500 for an error without status. */
+      *status = err->http_status ? err->http_status : 500;
+      snprintf (msg, 256, "%s", err->msg ? err->msg : "");
+      rc_error_free (&err);
+    }
+  return ret;
 }
 
 static void

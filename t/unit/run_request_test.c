@@ -8,12 +8,40 @@
 
 #include <json-c/json.h>
 
+#include <stdio.h>
 #include <string.h>
+
+/* The HTTP status and message an error will be answered with (500 for an
+ * error without status, as rc_http_error_from does). */
+static void
+error_parts (rc_err_t *err, int *status, const char **msg)
+{
+  static char text[512];
+  *status = (*err)->http_status ? (*err)->http_status : 500;
+  snprintf (text, sizeof text, "%s", (*err)->msg ? (*err)->msg : "");
+  *msg = text;
+  rc_error_free (err);
+}
 
 static int
 parse (const char *body, size_t len, struct rc_run_request *out, int *status, const char **msg)
 {
-  return rc_run_request_parse (body, len, 30000, 600000, out, status, msg);
+  rc_err_t err = NULL;
+  int ret = rc_run_request_parse (body, len, 30000, 600000, out, &err);
+  if (ret < 0)
+    error_parts (&err, status, msg);
+  return ret;
+}
+
+static int
+check_lang (const struct rc_run_request *r, const struct rc_lang_table *t, const struct rc_lang **l,
+            int *status, const char **msg)
+{
+  rc_err_t err = NULL;
+  int ret = rc_run_request_check_lang (r, t, l, &err);
+  if (ret < 0)
+    error_parts (&err, status, msg);
+  return ret;
 }
 
 static void
@@ -187,9 +215,10 @@ test_strict_accepts (void)
   };
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
     {
-      const char *msg = "";
-      struct json_object *o = rc_json_parse_strict (ok[i], strlen (ok[i]), &msg);
-      tap_ok (o != NULL, "strict parse accepts %s (%s)", ok[i], o ? "ok" : msg);
+      rc_err_t err = NULL;
+      struct json_object *o = rc_json_parse_strict (ok[i], strlen (ok[i]), &err);
+      tap_ok (o != NULL, "strict parse accepts %s (%s)", ok[i], o ? "ok" : err->msg);
+      rc_error_free (&err);
       json_object_put (o);
     }
 }
@@ -218,23 +247,23 @@ test_lang_checks (void)
 
   memset (&r, 0, sizeof r);
   r.lang_slug = (char *)"python";
-  tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) == 0 && found == &langs[0],
+  tap_ok (check_lang (&r, &table, &found, &status, &msg) == 0 && found == &langs[0],
           "known slug is accepted");
   r.lang_slug = (char *)"py";
-  tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400
+  tap_ok (check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400
               && strcmp (msg, "unsupported lang_slug") == 0,
           "/run does not take aliases: unsupported lang_slug");
   r.lang_slug = (char *)"cobol";
-  tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400,
+  tap_ok (check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400,
           "unknown slug -> 400");
   r.lang_slug = (char *)"cpp";
-  tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400
+  tap_ok (check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400
               && strcmp (msg, "checker_text is required") == 0,
           "cpp without checker -> 400 checker_text is required");
   r.checker_text = (char *)"int main(){}";
-  tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) == 0, "cpp with checker");
+  tap_ok (check_lang (&r, &table, &found, &status, &msg) == 0, "cpp with checker");
   r.lang_slug = (char *)"zig";
-  tap_ok (rc_run_request_check_lang (&r, &table, &found, &status, &msg) < 0 && status == 501,
+  tap_ok (check_lang (&r, &table, &found, &status, &msg) < 0 && status == 501,
           "language without toolchain -> 501");
 }
 
