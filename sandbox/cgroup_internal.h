@@ -120,7 +120,8 @@ void rc_cg_sleep_us (unsigned us);
 uint64_t rc_cg_now_ms (void);
 
 /* --- cgroup_v1.c --- */
-int rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err);
+int rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
+                       rc_err_t *err);
 void rc_cg1_teardown_tree (const char *name);
 int rc_cg1_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err);
 int rc_cg1_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pids_max,
@@ -130,7 +131,8 @@ int rc_cg1_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *
 int rc_cg1_oom_kills (struct rc_cgroup_slot *slot, uint64_t *count, rc_err_t *err);
 
 /* --- cgroup_v2.c --- */
-int rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err);
+int rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
+                       rc_err_t *err);
 void rc_cg2_teardown_tree (const char *name);
 int rc_cg2_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err);
 int rc_cg2_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pids_max,

@@ -147,7 +147,8 @@ setup_slot_dir (const struct v1_hier *h, int first, const char *dir, uint64_t pi
 }
 
 int
-rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err)
+rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
+                   rc_err_t *err)
 {
   struct v1_hier h[RC_CG1_COUNT];
   int ret = -1;
@@ -180,6 +181,16 @@ rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err
                 rc_error_set (err, EINVAL, "cgroup: %s: memory.use_hierarchy is not 1", base);
               goto out;
             }
+          /* All slots together stay below the host's (or the unit's)
+           * memory: concurrency x per-job limit cannot exhaust it. */
+          {
+            char cap[32];
+            if (total_max == 0)
+              total_max = rc_cgroup_total_auto (h[i].own, false);
+            snprintf (cap, sizeof cap, "%" PRIu64, total_max);
+            if (rc_cg_write_file (base, "memory.limit_in_bytes", cap, err) < 0)
+              goto out;
+          }
         }
       for (unsigned s = 0; s < n_slots; s++)
         {

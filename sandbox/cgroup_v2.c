@@ -166,10 +166,12 @@ setup_slot (const char *dir, uint64_t pids_max, rc_err_t *err)
 }
 
 int
-rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err)
+rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
+                   rc_err_t *err)
 {
   cleanup_free char *own = NULL;
   cleanup_free char *base = NULL;
+  char cap[32];
 
   if (own_dir_v2 (name, &own, err) < 0 || controllers_ok (own, err) < 0)
     return -1;
@@ -181,6 +183,15 @@ rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err
     return -1;
   if (!subtree_has_all (base)
       && rc_cg_write_file (base, "cgroup.subtree_control", ENABLE_ALL, err) < 0)
+    return -1;
+  /* All slots together stay below the host's (or the unit's) memory.  When
+   * the service had to move into <name>/service it is under this cap too;
+   * a job (oom_score_adj 1000, memory.oom.group) is then the OOM killer's
+   * first choice. */
+  if (total_max == 0)
+    total_max = rc_cgroup_total_auto (own, true);
+  snprintf (cap, sizeof cap, "%" PRIu64, total_max);
+  if (rc_cg_write_file (base, "memory.max", cap, err) < 0)
     return -1;
   for (unsigned s = 0; s < n_slots; s++)
     {
