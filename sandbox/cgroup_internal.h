@@ -56,6 +56,9 @@ struct rc_cgroup_slot
   int v1_pids_max;   /* pids.max */
   int v1_cpu_usage;  /* cpuacct.usage in ns, reset by writing 0 */
   uint64_t oom_base; /* oom_kill (v1) or memory.events oom_kill (v2) at prepare */
+  /* tmpfs pages already charged at prepare (an earlier step's /tmp, a
+   * session's files): on top of the limit, and not in the peak. */
+  uint64_t shmem_base;
 
   /* v2 files, -1 when absent. */
   int v2_dir;        /* O_DIRECTORY fd for clone3 (CLONE_INTO_CGROUP) */

@@ -342,12 +342,14 @@ rc_cg2_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pid
 {
   char mem[32], pids[32];
 
-  /* Pages an earlier job left in a session's tmpfs stay charged to the
-   * slot: the job gets its full limit on top of them (see cgroup_v1.c). */
+  /* Pages an earlier step or job left in tmpfs stay charged to the slot:
+   * the step gets its full limit on top of them, and they are not in its
+   * peak (see cgroup_v1.c). */
+  slot->shmem_base = rc_cg_leftover_shmem (slot->path);
   if (memory_bytes == 0)
     snprintf (mem, sizeof (mem), "max");
   else
-    snprintf (mem, sizeof (mem), "%" PRIu64, memory_bytes + rc_cg_leftover_shmem (slot->path));
+    snprintf (mem, sizeof (mem), "%" PRIu64, memory_bytes + slot->shmem_base);
   if (pids_max == 0)
     snprintf (pids, sizeof (pids), "max");
   else
@@ -384,8 +386,8 @@ rc_cg2_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us, rc_err_t *
   return 0;
 }
 
-int
-rc_cg2_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
+static int
+raw_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
 {
   uint64_t current, peak;
 
@@ -407,6 +409,16 @@ rc_cg2_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
         }
     }
   *bytes = slot->current_max;
+  return 0;
+}
+
+int
+rc_cg2_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
+{
+  uint64_t peak;
+  if (raw_peak (slot, &peak, err) < 0)
+    return -1;
+  *bytes = peak > slot->shmem_base ? peak - slot->shmem_base : 0;
   return 0;
 }
 

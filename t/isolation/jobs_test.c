@@ -70,7 +70,7 @@ main (void)
       printf ("1..0 # SKIP needs root\n");
       return 0;
     }
-  printf ("1..18\n");
+  printf ("1..21\n");
   setenv ("RUN_UID_BASE", "30200", 1);
   memset (&cfg, 0, sizeof cfg);
   if (rc_config_load_env (&cfg, &err) < 0)
@@ -123,6 +123,48 @@ main (void)
     rc_job_result_free (&res);
     ok (rc_sandbox_slot_clean (sb, 0, &err) == 0, "slot 0 is clean after the job");
     rc_error_free (&err);
+  }
+
+  {
+    /* An earlier step's tmpfs pages (a compile step's /tmp) neither eat
+     * into a later step's memory limit nor count in its peak: step 1
+     * leaves 32 MiB in /tmp, step 2 (limit 64 MiB) touches 40 MiB with
+     * python3 and must not be OOM-killed, and its peak is that of the same
+     * step in a job whose first step left nothing, within 2 MiB. */
+    static const char *const fill[]
+        = { "/bin/sh", "-c", "head -c 33554432 /dev/zero > /tmp/leftover", NULL };
+    static const char *const none[] = { "/bin/true", NULL };
+    static const char *const touch[]
+        = { "python3", "-c", "b = b'x' * (40 << 20); print(len(b))", NULL };
+    uint64_t peak[2] = { 0, 0 };
+    bool fine[2] = { false, false };
+    for (int k = 0; k < 2; k++)
+      {
+        struct rc_step steps[2] = { step (k == 0 ? fill : none), step (touch) };
+        struct rc_job_spec spec = { .slot = 1, .steps = steps, .n_steps = 2, .envp = envp };
+        struct rc_job_result res = { 0 };
+        steps[1].limits.memory_bytes = 64ULL << 20;
+        r = rc_sandbox_run (sb, &spec, &res, &err);
+        fine[k] = r == 0 && res.n_steps == 2 && res.steps[0].exit_code == 0 && res.steps[1].exited
+                  && res.steps[1].exit_code == 0 && !res.steps[1].oom_killed;
+        if (r == 0 && res.n_steps == 2)
+          {
+            peak[k] = res.steps[1].memory_peak_kb;
+            printf ("# %s: step 2 exit %d oom %d peak %llu KiB\n", k ? "empty /tmp" : "32 MiB left",
+                    res.steps[1].exit_code, res.steps[1].oom_killed, (unsigned long long)peak[k]);
+          }
+        else
+          printf ("# %s\n", err ? rc_error_text (err) : "no steps");
+        rc_error_free (&err);
+        rc_job_result_free (&res);
+        rc_error_free (&err);
+        (void)rc_sandbox_slot_clean (sb, 1, &err);
+        rc_error_free (&err);
+      }
+    ok (fine[0], "32 MiB left in /tmp: the next step still has its 64 MiB (no OOM)");
+    ok (fine[1], "the same step after an empty first step");
+    ok (peak[0] && peak[1] && peak[0] < peak[1] + 2048 && peak[1] < peak[0] + 2048,
+        "the leftover pages are not in the later step's peak");
   }
 
   {
