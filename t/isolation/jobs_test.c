@@ -13,6 +13,7 @@
 #include "common/config.h"
 #include "common/error.h"
 #include "common/job.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -70,7 +71,7 @@ main (void)
       printf ("1..0 # SKIP needs root\n");
       return 0;
     }
-  printf ("1..21\n");
+  printf ("1..23\n");
   setenv ("RUN_UID_BASE", "30200", 1);
   memset (&cfg, 0, sizeof cfg);
   if (rc_config_load_env (&cfg, &err) < 0)
@@ -82,6 +83,7 @@ main (void)
   free (cfg.cgroup_name);
   cfg.cgroup_name = strdup (name);
   cfg.concurrency = 2;
+  cfg.memory_total_max = 768ULL << 20; /* RUN_MEMORY_TOTAL_MAX=768m */
   if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0 || rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
     {
       printf ("Bail out! setup: %s\n", rc_error_text (err));
@@ -89,6 +91,52 @@ main (void)
       return 1;
     }
   ok (mode == RC_SANDBOX_ISOLATED, "root gets the isolated mode");
+  {
+    /* The subtree holding every slot has the cap of all slots together:
+     * the configured one here, and an automatic one below the host's
+     * memory otherwise. */
+    char own[512], path[700], buf[256];
+    bool v2 = false;
+    unsigned long long cap = 0, total = 0;
+    FILE *f = fopen ("/proc/self/cgroup", "re");
+    own[0] = '\0';
+    while (f && fgets (buf, sizeof buf, f))
+      {
+        char *p = strstr (buf, ":memory:");
+        buf[strcspn (buf, "\n")] = '\0';
+        if (p)
+          snprintf (own, sizeof own, "/sys/fs/cgroup/memory%s", p + 8);
+        else if (strncmp (buf, "0::", 3) == 0 && own[0] == '\0'
+                 && access ("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0)
+          {
+            snprintf (own, sizeof own, "/sys/fs/cgroup%s", buf + 3);
+            v2 = true;
+          }
+      }
+    if (f)
+      fclose (f);
+    /* v2: the service may have moved itself into <name>/service */
+    if (v2 && strstr (own, "/service"))
+      *strrchr (own, '/') = '\0', *strrchr (own, '/') = '\0';
+    snprintf (path, sizeof path, "%s/%s/%s", own, name,
+              v2 ? "memory.max" : "memory.limit_in_bytes");
+    f = fopen (path, "re");
+    if (f && fscanf (f, "%llu", &cap) != 1)
+      cap = 0;
+    if (f)
+      fclose (f);
+    printf ("# %s = %llu\n", path, cap);
+    ok (cap == 768ULL << 20, "RUN_MEMORY_TOTAL_MAX=768m caps the slots' subtree");
+    f = fopen ("/proc/meminfo", "re");
+    if (f && fscanf (f, "MemTotal: %llu", &total) != 1)
+      total = 0;
+    if (f)
+      fclose (f);
+    cap = rc_cgroup_total_auto (own, v2);
+    printf ("# automatic cap %llu of MemTotal %llu KiB\n", cap, total);
+    ok (cap > 0 && cap <= total * 1024 - (256ULL << 20) && cap <= total * 1024 / 8 * 7 + 4096,
+        "the automatic cap leaves the host max(256 MiB, 1/8) of its memory");
+  }
 
   {
     /* Three steps: the first writes into the workspace, the second reads
