@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -211,8 +212,23 @@ main (void)
       }
     ok (fine[0], "32 MiB left in /tmp: the next step still has its 64 MiB (no OOM)");
     ok (fine[1], "the same step after an empty first step");
-    ok (peak[0] && peak[1] && peak[0] < peak[1] + 2048 && peak[1] < peak[0] + 2048,
-        "the leftover pages are not in the later step's peak");
+    {
+      /* Pure v2 before 6.12 cannot reset memory.peak per step (the sampled
+       * fallback misses short peaks): a failure there is a known
+       * limitation, reported as TODO (docs/sandbox.md). */
+      struct utsname u;
+      int maj = 0, min = 0;
+      bool cond = peak[0] && peak[1] && peak[0] < peak[1] + 2048 && peak[1] < peak[0] + 2048;
+      if (uname (&u) == 0)
+        sscanf (u.release, "%d.%d", &maj, &min);
+      if (!cond && access ("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
+          && (maj < 6 || (maj == 6 && min < 12)))
+        printf ("not ok %d - the leftover pages are not in the later step's peak # TODO cgroup "
+                "v2 < 6.12: memory.peak is not resettable\n",
+                ++n_test);
+      else
+        ok (cond, "the leftover pages are not in the later step's peak");
+    }
   }
 
   {

@@ -41,6 +41,25 @@ def peak(mode, n):
     return r.step["memory_peak_kb"]
 
 
+# Pure cgroup v2 before 6.12 cannot reset memory.peak per job: the
+# sandbox then reports the slot's all-time peak when this job raised it,
+# else the sampled memory.current (sandbox/cgroup_v2.c), which misses a
+# short job's peak.  A failure there is a known limitation (TAP TODO, shown
+# as XFAIL); a pass still passes.
+_rel = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
+PEAK_NOT_RESETTABLE = os.path.exists("/sys/fs/cgroup/cgroup.controllers") and _rel < (6, 12)
+
+
+def check(cond, name, diag):
+    if cond or not PEAK_NOT_RESETTABLE:
+        return t.ok(cond, name, diag)
+    t.n += 1
+    t._emit("not ok %d - %s # TODO cgroup v2 < 6.12: memory.peak is not resettable"
+            % (t.n, str(name).replace("#", "\\#")))
+    t.diag(diag)
+    return False
+
+
 failed = None
 for mode in MODES:
     for n in SIZES:
@@ -56,7 +75,7 @@ for mode in MODES:
         delta = statistics.median(got) - statistics.median(base)
         want = n * 1024
         tol = max(0.05 * want, BATCH_KB)
-        t.ok(abs(delta - want) <= tol,
+        check(abs(delta - want) <= tol,
              "%s %d MiB: peak - empty peak = %d KiB (want %d +- %d KiB%s)"
              % (mode, n, delta, want, tol, "" if tol > BATCH_KB else ": one charge batch"),
              "baseline %r, with %d MiB %r" % (base, n, got))
