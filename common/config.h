@@ -24,6 +24,7 @@ struct rc_config
   uint64_t memory_max;      /* RUN_MEMORY_MAX (0): RLIMIT_AS bytes */
   uint64_t sandbox_tmp_size;/* RUN_SANDBOX_TMP_SIZE (0 = per-language default) */
   uint64_t sandbox_mem_max; /* RUN_SANDBOX_MEM_MAX (0 = per-language default) */
+  uint64_t memory_total_max;/* RUN_MEMORY_TOTAL_MAX (0 = auto): cap of all slots together */
   bool allow_shutdown;      /* ALLOW_SHUTDOWN (false) */
   bool prestart;            /* RUN_PRESTART (false): pre-started inits (sandbox/spawn.c) */
   unsigned port;            /* PORT (4040): the nginx listen port, used by tooling */

@@ -675,10 +675,63 @@ rc_cg_remove_dir (const char *dir)
     rc_cg_sleep_us (10000);
 }
 
+static uint64_t
+mem_total_bytes (void)
+{
+  char buf[4096];
+  const char *p;
+  uint64_t kb = 0;
+  if (rc_cg_read_file ("/proc", "meminfo", buf, sizeof buf, NULL) < 0)
+    return 0;
+  p = strstr (buf, "MemTotal:");
+  if (p == NULL)
+    return 0;
+  p += 9;
+  while (*p == ' ')
+    p++;
+  kb = strtoull (p, NULL, 10);
+  return kb * 1024;
+}
+
+uint64_t
+rc_cgroup_total_auto (const char *own_dir, bool v2)
+{
+  uint64_t total = mem_total_bytes (), reserve, v;
+  char buf[8192];
+
+  if (v2)
+    {
+      /* Every enclosing cgroup's memory.max, up to the hierarchy's root
+       * (which has none). */
+      char *dir = strdup (own_dir), *slash;
+      while (dir && rc_cg_read_file (dir, "memory.max", buf, sizeof buf, NULL) == 0)
+        {
+          if (parse_u64 (buf, &v) == 0 && v < total)
+            total = v;
+          slash = strrchr (dir, '/');
+          if (slash == NULL || slash == dir)
+            break;
+          *slash = '\0';
+        }
+      free (dir);
+    }
+  else if (rc_cg_read_file (own_dir, "memory.stat", buf, sizeof buf, NULL) == 0)
+    {
+      /* v1 sums the enclosing limits up for us. */
+      const char *p = strstr (buf, "hierarchical_memory_limit ");
+      if (p && parse_u64 (p + 26, &v) == 0 && v < total)
+        total = v;
+    }
+  reserve = total / 8 > (256u << 20) ? total / 8 : (256u << 20);
+  /* A tiny machine (or unit) still gets half of what it has. */
+  return total > 2 * reserve ? total - reserve : total / 2;
+}
+
 /* --- public entry points --- */
 
 int
-rc_cgroup_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err)
+rc_cgroup_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
+                      rc_err_t *err)
 {
   enum rc_cgroup_mode mode;
 
@@ -687,8 +740,8 @@ rc_cgroup_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_
   if (rc_cgroup_detect_mode (&mode, err) < 0)
     return -1;
   if (is_v2 (mode))
-    return rc_cg2_setup_tree (name, n_slots, pids_max, err);
-  return rc_cg1_setup_tree (name, n_slots, pids_max, err);
+    return rc_cg2_setup_tree (name, n_slots, pids_max, total_max, err);
+  return rc_cg1_setup_tree (name, n_slots, pids_max, total_max, err);
 }
 
 void

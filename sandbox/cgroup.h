@@ -31,8 +31,14 @@ int rc_cgroup_detect_mode (enum rc_cgroup_mode *mode, rc_err_t *err);
 const char *rc_cgroup_mode_name (enum rc_cgroup_mode mode);
 
 /* Creates the subtree and n_slots slot cgroups with pids.max, swap off,
- * oom group (v2), equal cpu weight.  Fails naming a missing controller. */
-int rc_cgroup_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err);
+ * oom group (v2), equal cpu weight.  The subtree itself gets a memory cap
+ * for all slots together: total_max, or when 0 rc_cgroup_total_auto.
+ * Fails naming a missing controller. */
+int rc_cgroup_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max,
+                          uint64_t total_max, rc_err_t *err);
+/* The automatic cap: min(MemTotal, the tightest limit of the cgroups
+ * enclosing own_dir) minus a reserve for the host of max(256 MiB, 1/8). */
+uint64_t rc_cgroup_total_auto (const char *own_dir, bool v2);
 /* Kills and removes the subtree (best effort). */
 void rc_cgroup_teardown_tree (const char *name);
 

@@ -147,7 +147,8 @@ setup_slot_dir (const struct v1_hier *h, int first, const char *dir, uint64_t pi
 }
 
 int
-rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err)
+rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
+                   rc_err_t *err)
 {
   struct v1_hier h[RC_CG1_COUNT];
   int ret = -1;
@@ -180,6 +181,16 @@ rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err
                 rc_error_set (err, EINVAL, "cgroup: %s: memory.use_hierarchy is not 1", base);
               goto out;
             }
+          /* All slots together stay below the host's (or the unit's)
+           * memory: concurrency x per-job limit cannot exhaust it. */
+          {
+            char cap[32];
+            if (total_max == 0)
+              total_max = rc_cgroup_total_auto (h[i].own, false);
+            snprintf (cap, sizeof cap, "%" PRIu64, total_max);
+            if (rc_cg_write_file (base, "memory.limit_in_bytes", cap, err) < 0)
+              goto out;
+          }
         }
       for (unsigned s = 0; s < n_slots; s++)
         {
@@ -344,12 +355,14 @@ rc_cg1_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pid
   char val[32];
   bool found;
 
-  /* Pages an earlier job left in a session's tmpfs stay charged to the
-   * slot (no swap, so they cannot be reclaimed): the job gets its full
-   * limit on top of them, or another client's job on this slot would be
-   * OOM-killed early. */
+  /* Pages an earlier step left in the job's tmpfs (a compile step's
+   * /tmp), or an earlier job in a session's, stay charged to the slot (no
+   * swap, so they cannot be reclaimed): the step gets its full limit on
+   * top of them, or it would be OOM-killed early, and they are taken out
+   * of its peak (rc_cg1_memory_peak). */
+  slot->shmem_base = rc_cg_leftover_shmem (slot->path);
   if (memory_bytes != 0)
-    memory_bytes += rc_cg_leftover_shmem (slot->path);
+    memory_bytes += slot->shmem_base;
   if (set_memory_limit (slot, memory_bytes, err) < 0)
     goto fail;
   if (pids_max == 0)
@@ -385,7 +398,11 @@ rc_cg1_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us, rc_err_t *
 int
 rc_cg1_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
 {
-  return rc_cg_read_u64_fd (slot->v1_max_usage, bytes, "memory.max_usage_in_bytes", err);
+  uint64_t peak;
+  if (rc_cg_read_u64_fd (slot->v1_max_usage, &peak, "memory.max_usage_in_bytes", err) < 0)
+    return -1;
+  *bytes = peak > slot->shmem_base ? peak - slot->shmem_base : 0;
+  return 0;
 }
 
 int

@@ -166,10 +166,12 @@ setup_slot (const char *dir, uint64_t pids_max, rc_err_t *err)
 }
 
 int
-rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err_t *err)
+rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
+                   rc_err_t *err)
 {
   cleanup_free char *own = NULL;
   cleanup_free char *base = NULL;
+  char cap[32];
 
   if (own_dir_v2 (name, &own, err) < 0 || controllers_ok (own, err) < 0)
     return -1;
@@ -181,6 +183,15 @@ rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, rc_err
     return -1;
   if (!subtree_has_all (base)
       && rc_cg_write_file (base, "cgroup.subtree_control", ENABLE_ALL, err) < 0)
+    return -1;
+  /* All slots together stay below the host's (or the unit's) memory.  When
+   * the service had to move into <name>/service it is under this cap too;
+   * a job (oom_score_adj 1000, memory.oom.group) is then the OOM killer's
+   * first choice. */
+  if (total_max == 0)
+    total_max = rc_cgroup_total_auto (own, true);
+  snprintf (cap, sizeof cap, "%" PRIu64, total_max);
+  if (rc_cg_write_file (base, "memory.max", cap, err) < 0)
     return -1;
   for (unsigned s = 0; s < n_slots; s++)
     {
@@ -331,12 +342,14 @@ rc_cg2_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pid
 {
   char mem[32], pids[32];
 
-  /* Pages an earlier job left in a session's tmpfs stay charged to the
-   * slot: the job gets its full limit on top of them (see cgroup_v1.c). */
+  /* Pages an earlier step or job left in tmpfs stay charged to the slot:
+   * the step gets its full limit on top of them, and they are not in its
+   * peak (see cgroup_v1.c). */
+  slot->shmem_base = rc_cg_leftover_shmem (slot->path);
   if (memory_bytes == 0)
     snprintf (mem, sizeof (mem), "max");
   else
-    snprintf (mem, sizeof (mem), "%" PRIu64, memory_bytes + rc_cg_leftover_shmem (slot->path));
+    snprintf (mem, sizeof (mem), "%" PRIu64, memory_bytes + slot->shmem_base);
   if (pids_max == 0)
     snprintf (pids, sizeof (pids), "max");
   else
@@ -373,8 +386,8 @@ rc_cg2_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us, rc_err_t *
   return 0;
 }
 
-int
-rc_cg2_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
+static int
+raw_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
 {
   uint64_t current, peak;
 
@@ -396,6 +409,16 @@ rc_cg2_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
         }
     }
   *bytes = slot->current_max;
+  return 0;
+}
+
+int
+rc_cg2_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
+{
+  uint64_t peak;
+  if (raw_peak (slot, &peak, err) < 0)
+    return -1;
+  *bytes = peak > slot->shmem_base ? peak - slot->shmem_base : 0;
   return 0;
 }
 

@@ -10,8 +10,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static size_t
@@ -80,10 +84,63 @@ rc_child_set_rlimits (const struct rc_limits *limits)
    * job (the cgroup pids.max is the real limit). */
   if (set_rlimit (RLIMIT_NPROC, 256) < 0)
     return -1;
-  if (set_rlimit (RLIMIT_CORE, 0) < 0)
+  /* 1, not 0: a core file needs at least a page, and for a piped
+   * core_pattern the kernel takes RLIMIT_CORE 1 as "abort the dump" (its
+   * recursion guard), where 0 is ignored and the host's helper (apport,
+   * systemd-coredump) would run as root outside the job's cgroup.  The
+   * job cannot raise a hard limit, and the seccomp filter refuses any
+   * change of RLIMIT_CORE, so it cannot lower it to 0 either. */
+  if (set_rlimit (RLIMIT_CORE, 1) < 0)
     return -1;
   if (limits->rlimit_as && set_rlimit (RLIMIT_AS, (rlim_t)limits->rlimit_as) < 0)
     return -1;
+  return 0;
+}
+
+int
+rc_child_drop_bounding (void)
+{
+  /* Every capability up to the kernel's last (cap_last_cap): the drop of
+   * the first number past it fails with EINVAL, which ends the loop. */
+  for (unsigned long c = 0; c < 64; c++)
+    if (prctl (PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
+      {
+        if (errno == EINVAL && c > 0)
+          break;
+        return -1;
+      }
+  if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+    return -1;
+  /* Locked: uid 0 never means capabilities again (NOROOT), no one can
+   * keep or re-raise them across a uid change or as ambient.  NO_SETUID_FIXUP
+   * keeps the kernel from touching the sets at setresuid, which is why
+   * rc_child_clear_caps empties them explicitly afterwards. */
+  if (prctl (PR_SET_SECUREBITS,
+             SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP
+                 | SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED
+                 | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+             0, 0, 0)
+      < 0)
+    return -1;
+  return 0;
+}
+
+int
+rc_child_clear_caps (void)
+{
+  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct d[2];
+  memset (d, 0, sizeof d);
+  if (syscall (SYS_capset, &h, d) < 0)
+    return -1;
+  if (syscall (SYS_capget, &h, d) < 0)
+    return -1;
+  if (d[0].effective | d[0].permitted | d[0].inheritable | d[1].effective | d[1].permitted
+      | d[1].inheritable)
+    {
+      errno = EPERM;
+      return -1;
+    }
   return 0;
 }
 

@@ -191,7 +191,8 @@ rc_sandbox_host_setup (const struct rc_config *cfg, enum rc_sandbox_mode *mode, 
   *mode = RC_SANDBOX_ISOLATED;
   if (cfg->state_dir == NULL || cfg->state_dir[0] != '/')
     return rc_error_set (err, EINVAL, "RUN_STATE_DIR must be an absolute path");
-  if (rc_cgroup_setup_tree (cfg->cgroup_name, cfg->concurrency, cfg->pids_max, err) < 0)
+  if (rc_cgroup_setup_tree (cfg->cgroup_name, cfg->concurrency, cfg->pids_max,
+                            cfg->memory_total_max, err) < 0)
     return rc_error_wrap (err, "sandbox host setup");
   if (ensure_parents (cfg->state_dir, err) < 0 || ensure_root_dir (cfg->state_dir, 0700, err) < 0)
     return rc_error_wrap (err, "sandbox host setup");

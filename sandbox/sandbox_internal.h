@@ -153,6 +153,13 @@ enum rc_outcome rc_step_decide (const struct rc_step_result *r, enum rc_outcome 
 
 /* Child-side helpers (async-signal-safe, used between fork and exec). */
 int rc_child_set_rlimits (const struct rc_limits *limits);
+/* Before the uid change (needs CAP_SETPCAP): empties the bounding and
+ * ambient sets and locks the securebits (NOROOT, NO_SETUID_FIXUP, no
+ * keep-caps, no ambient raise). */
+int rc_child_drop_bounding (void);
+/* After the uid change: empties the effective, permitted and inheritable
+ * sets and checks they are empty. */
+int rc_child_clear_caps (void);
 /* Moves fds to 0, 1, 2 even if they collide; in < 0 means /dev/null. */
 int rc_child_setup_stdio (int in, int out, int errfd);
 /* Writes "sandbox: <step> errno=N" to fd and _exit(127)s. */

@@ -47,6 +47,10 @@
  *   nor all 1" is written as: bit 0 differs from some bit i (62 rules of
  *   one masked compare each).  They only run for personality().
  *
+ * - setrlimit(RLIMIT_CORE), prlimit64(_, RLIMIT_CORE, new != NULL) ->
+ *   EPERM: the core limit of 1 is what keeps a piped core_pattern's
+ *   helper from running for a crashing job (sandbox/child.c).
+ *
  * - socket(AF_VSOCK) -> EPERM (an addition to the reference list): vsock is
  *   not network-namespaced, and on a VM host (this one is Firecracker) it
  *   reaches the hypervisor's agents from an otherwise network-less job.
@@ -65,6 +69,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -201,6 +206,15 @@ add_rules (scmp_filter_ctx ctx, rc_err_t *err)
 
   ADD (SCMP_ACT_ERRNO (EPERM), SCMP_SYS (socket), 1,
        SCMP_A0 (SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_VSOCK));
+
+  /* RLIMIT_CORE cannot change (EPERM): the job's hard limit of 1 is what
+   * stops a piped core_pattern from starting the host's helper, and
+   * lowering it to 0 would re-enable that (sandbox/child.c).  prlimit64
+   * only when it sets (new limit pointer non-NULL); reads stay allowed. */
+  ADD (SCMP_ACT_ERRNO (EPERM), SCMP_SYS (setrlimit), 1,
+       SCMP_A0 (SCMP_CMP_MASKED_EQ, 0xffffffffu, RLIMIT_CORE));
+  ADD (SCMP_ACT_ERRNO (EPERM), SCMP_SYS (prlimit64), 2,
+       SCMP_A1 (SCMP_CMP_MASKED_EQ, 0xffffffffu, RLIMIT_CORE), SCMP_A2 (SCMP_CMP_NE, 0));
 
   /* personality: kill when bit 0 differs from bit i for some i in 1..31;
    * that is exactly "low 32 bits are neither 0 nor 0xffffffff". */

@@ -13,6 +13,8 @@
  *   - clone with any CLONE_NEW* flag -> EPERM; clone3 -> ENOSYS;
  *   - io_uring_setup/enter/register -> EPERM;
  *   - ioctl TIOCSTI and TIOCLINUX (masked compare on the low 32 bits) -> EPERM;
+ *   - setrlimit/prlimit64 changing RLIMIT_CORE -> EPERM: the core limit of
+ *     1 keeps a piped core_pattern's helper from running (child.c).
  *   - socket(AF_VSOCK) -> EPERM: vsock is not network-namespaced, and a
  *     hypervisor's agents may listen on it (this very host is a microVM).
  */

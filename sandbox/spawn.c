@@ -147,6 +147,8 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
     rc_child_fail (errfd, "stdio", errno);
   if (rc_child_set_rlimits (&st->limits) < 0)
     rc_child_fail (errfd, "rlimits", errno);
+  if (rc_child_drop_bounding () < 0)
+    rc_child_fail (errfd, "capability bounding set", errno);
   /* setgroups first: root's supplementary groups (disk, adm) must not
    * survive the uid change. */
   if (setgroups (0, NULL) < 0)
@@ -158,6 +160,20 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
   if (getresuid (&ru, &eu, &su) < 0 || getresgid (&rg, &eg, &sg) < 0 || ru == 0 || eu == 0
       || su == 0 || rg == 0 || eg == 0 || sg == 0 || getgroups (0, NULL) != 0)
     rc_child_fail (errfd, "verify uid", EPERM);
+  /* The uid change reset the mm's dumpable flag to fs.suid_dumpable
+   * (commit_creds), and this mm is still the init's (vfork): make it
+   * non-dumpable again so no process of the slot uid can open
+   * /proc/<pid>/mem on it before the exec.  With suid_dumpable 0 or 2 it
+   * never became ptraceable by the slot uid; `runcell --check-host` refuses
+   * 1, where a microsecond between setresuid and this call remains.  The
+   * exec gives the program a fresh mm, dumpable as usual. */
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    rc_child_fail (errfd, "dumpable", errno);
+  if (rc_child_clear_caps () < 0)
+    rc_child_fail (errfd, "clear capabilities", errno);
+  /* The init builds the view with umask 0 (modes are explicit there);
+   * the program gets the usual 022. */
+  umask (022);
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
     rc_child_fail (errfd, "no_new_privs", errno);
   /* Only 0-2 may reach the program; errfd is CLOEXEC and goes at exec. */
@@ -191,8 +207,7 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
  * never read is drained first: a unix socket closed with unread data
  * makes the peer's next read fail with ECONNRESET before it sees the FAIL
  * message, and the step name would be lost. */
-static void __attribute__ ((noreturn))
-init_exit_after_fail (struct rc_job *job)
+static void __attribute__ ((noreturn)) init_exit_after_fail (struct rc_job *job)
 {
   char sink[512];
   while (recv (job->ctl_i, sink, sizeof sink, MSG_DONTWAIT) > 0)
@@ -422,8 +437,8 @@ static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, in
   char cbuf[CMSG_SPACE (sizeof fds)];
   struct rc_ctl m;
   struct iovec iov = { .iov_base = &m, .iov_len = sizeof m };
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-                       .msg_controllen = sizeof cbuf };
+  struct msghdr mh
+      = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
   const struct rc_mount_plan *plan;
   const char *step = NULL;
   struct cmsghdr *c;

@@ -13,6 +13,7 @@
 #include "common/config.h"
 #include "common/error.h"
 #include "common/job.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,7 +72,7 @@ main (void)
       printf ("1..0 # SKIP needs root\n");
       return 0;
     }
-  printf ("1..18\n");
+  printf ("1..23\n");
   setenv ("RUN_UID_BASE", "30200", 1);
   memset (&cfg, 0, sizeof cfg);
   if (rc_config_load_env (&cfg, &err) < 0)
@@ -82,6 +84,7 @@ main (void)
   free (cfg.cgroup_name);
   cfg.cgroup_name = strdup (name);
   cfg.concurrency = 2;
+  cfg.memory_total_max = 768ULL << 20; /* RUN_MEMORY_TOTAL_MAX=768m */
   if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0 || rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
     {
       printf ("Bail out! setup: %s\n", rc_error_text (err));
@@ -89,6 +92,52 @@ main (void)
       return 1;
     }
   ok (mode == RC_SANDBOX_ISOLATED, "root gets the isolated mode");
+  {
+    /* The subtree holding every slot has the cap of all slots together:
+     * the configured one here, and an automatic one below the host's
+     * memory otherwise. */
+    char own[512], path[700], buf[256];
+    bool v2 = false;
+    unsigned long long cap = 0, total = 0;
+    FILE *f = fopen ("/proc/self/cgroup", "re");
+    own[0] = '\0';
+    while (f && fgets (buf, sizeof buf, f))
+      {
+        char *p = strstr (buf, ":memory:");
+        buf[strcspn (buf, "\n")] = '\0';
+        if (p)
+          snprintf (own, sizeof own, "/sys/fs/cgroup/memory%s", p + 8);
+        else if (strncmp (buf, "0::", 3) == 0 && own[0] == '\0'
+                 && access ("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0)
+          {
+            snprintf (own, sizeof own, "/sys/fs/cgroup%s", buf + 3);
+            v2 = true;
+          }
+      }
+    if (f)
+      fclose (f);
+    /* v2: the service may have moved itself into <name>/service */
+    if (v2 && strstr (own, "/service"))
+      *strrchr (own, '/') = '\0', *strrchr (own, '/') = '\0';
+    snprintf (path, sizeof path, "%s/%s/%s", own, name,
+              v2 ? "memory.max" : "memory.limit_in_bytes");
+    f = fopen (path, "re");
+    if (f && fscanf (f, "%llu", &cap) != 1)
+      cap = 0;
+    if (f)
+      fclose (f);
+    printf ("# %s = %llu\n", path, cap);
+    ok (cap == 768ULL << 20, "RUN_MEMORY_TOTAL_MAX=768m caps the slots' subtree");
+    f = fopen ("/proc/meminfo", "re");
+    if (f && fscanf (f, "MemTotal: %llu", &total) != 1)
+      total = 0;
+    if (f)
+      fclose (f);
+    cap = rc_cgroup_total_auto (own, v2);
+    printf ("# automatic cap %llu of MemTotal %llu KiB\n", cap, total);
+    ok (cap > 0 && cap <= total * 1024 - (256ULL << 20) && cap <= total * 1024 / 8 * 7 + 4096,
+        "the automatic cap leaves the host max(256 MiB, 1/8) of its memory");
+  }
 
   {
     /* Three steps: the first writes into the workspace, the second reads
@@ -123,6 +172,63 @@ main (void)
     rc_job_result_free (&res);
     ok (rc_sandbox_slot_clean (sb, 0, &err) == 0, "slot 0 is clean after the job");
     rc_error_free (&err);
+  }
+
+  {
+    /* An earlier step's tmpfs pages (a compile step's /tmp) neither eat
+     * into a later step's memory limit nor count in its peak: step 1
+     * leaves 32 MiB in /tmp, step 2 (limit 64 MiB) touches 40 MiB with
+     * python3 and must not be OOM-killed, and its peak is that of the same
+     * step in a job whose first step left nothing, within 2 MiB. */
+    static const char *const fill[]
+        = { "/bin/sh", "-c", "head -c 33554432 /dev/zero > /tmp/leftover", NULL };
+    static const char *const none[] = { "/bin/true", NULL };
+    static const char *const touch[]
+        = { "python3", "-c", "b = b'x' * (40 << 20); print(len(b))", NULL };
+    uint64_t peak[2] = { 0, 0 };
+    bool fine[2] = { false, false };
+    for (int k = 0; k < 2; k++)
+      {
+        struct rc_step steps[2] = { step (k == 0 ? fill : none), step (touch) };
+        struct rc_job_spec spec = { .slot = 1, .steps = steps, .n_steps = 2, .envp = envp };
+        struct rc_job_result res = { 0 };
+        steps[1].limits.memory_bytes = 64ULL << 20;
+        r = rc_sandbox_run (sb, &spec, &res, &err);
+        fine[k] = r == 0 && res.n_steps == 2 && res.steps[0].exit_code == 0 && res.steps[1].exited
+                  && res.steps[1].exit_code == 0 && !res.steps[1].oom_killed;
+        if (r == 0 && res.n_steps == 2)
+          {
+            peak[k] = res.steps[1].memory_peak_kb;
+            printf ("# %s: step 2 exit %d oom %d peak %llu KiB\n", k ? "empty /tmp" : "32 MiB left",
+                    res.steps[1].exit_code, res.steps[1].oom_killed, (unsigned long long)peak[k]);
+          }
+        else
+          printf ("# %s\n", err ? rc_error_text (err) : "no steps");
+        rc_error_free (&err);
+        rc_job_result_free (&res);
+        rc_error_free (&err);
+        (void)rc_sandbox_slot_clean (sb, 1, &err);
+        rc_error_free (&err);
+      }
+    ok (fine[0], "32 MiB left in /tmp: the next step still has its 64 MiB (no OOM)");
+    ok (fine[1], "the same step after an empty first step");
+    {
+      /* Pure v2 before 6.12 cannot reset memory.peak per step (the sampled
+       * fallback misses short peaks): a failure there is a known
+       * limitation, reported as TODO (docs/sandbox.md). */
+      struct utsname u;
+      int maj = 0, min = 0;
+      bool cond = peak[0] && peak[1] && peak[0] < peak[1] + 2048 && peak[1] < peak[0] + 2048;
+      if (uname (&u) == 0)
+        sscanf (u.release, "%d.%d", &maj, &min);
+      if (!cond && access ("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
+          && (maj < 6 || (maj == 6 && min < 12)))
+        printf ("not ok %d - the leftover pages are not in the later step's peak # TODO cgroup "
+                "v2 < 6.12: memory.peak is not resettable\n",
+                ++n_test);
+      else
+        ok (cond, "the leftover pages are not in the later step's peak");
+    }
   }
 
   {

@@ -438,13 +438,13 @@ main (void)
   v2 = mode == RC_CGROUP_UNIFIED;
   own_dir (v2, own_mem_dir, sizeof (own_mem_dir));
 
-  ok (rc_cgroup_setup_tree ("../escape", 1, 8, &err) < 0 && err != NULL,
+  ok (rc_cgroup_setup_tree ("../escape", 1, 8, 0, &err) < 0 && err != NULL,
       "a subtree name with a slash is refused");
   diag_err (&err);
 
   snprintf (name, sizeof (name), "rc-test-%d", (int)getpid ());
   snprintf (suffix, sizeof (suffix), "/%s/slot0", name);
-  ok (rc_cgroup_setup_tree (name, 2, 64, &err) == 0, "setup_tree %s with 2 slots", name);
+  ok (rc_cgroup_setup_tree (name, 2, 64, 0, &err) == 0, "setup_tree %s with 2 slots", name);
   diag_err (&err);
 
   ok (rc_cgroup_slot_open (&slot, name, 0, &err) == 0, "slot_open slot0");

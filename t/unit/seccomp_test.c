@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -433,6 +434,29 @@ main (void)
   ok (IS_ALLOW (r), "socket(AF_INET) -> %s", describe (r));
   r = native (SYS_socket, AF_UNIX, SOCK_STREAM);
   ok (IS_ALLOW (r), "socket(AF_UNIX) -> %s", describe (r));
+
+  /* RLIMIT_CORE is fixed (a piped core_pattern) */
+  r = native (SYS_setrlimit, RLIMIT_CORE, 0x1000);
+  ok (IS_ERRNO (r, EPERM), "setrlimit(RLIMIT_CORE) -> %s", describe (r));
+  r = native (SYS_setrlimit, RLIMIT_NOFILE, 0x1000);
+  ok (IS_ALLOW (r), "setrlimit(RLIMIT_NOFILE) -> %s", describe (r));
+  {
+    struct seccomp_data d;
+    memset (&d, 0, sizeof (d));
+    d.arch = AUDIT_ARCH_X86_64;
+    d.nr = SYS_prlimit64;
+    d.args[1] = RLIMIT_CORE;
+    d.args[2] = 0x1000;
+    r = bpf_run (prog.insns, prog.len, &d);
+    ok (IS_ERRNO (r, EPERM), "prlimit64(0, RLIMIT_CORE, new) -> %s", describe (r));
+    d.args[2] = 0;
+    r = bpf_run (prog.insns, prog.len, &d);
+    ok (IS_ALLOW (r), "prlimit64(0, RLIMIT_CORE, NULL) -> %s", describe (r));
+    d.args[1] = RLIMIT_NOFILE;
+    d.args[2] = 0x1000;
+    r = bpf_run (prog.insns, prog.len, &d);
+    ok (IS_ALLOW (r), "prlimit64(0, RLIMIT_NOFILE, new) -> %s", describe (r));
+  }
 
   /* personality */
   {
