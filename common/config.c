@@ -365,7 +365,7 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
     goto fail;
   if (rc_config_env_size (get, ud, "RUN_SANDBOX_MEM_MAX", 0, &cfg->sandbox_mem_max, err) < 0)
     goto fail;
-  if (load_size (get, ud, "RUN_MEMORY_TOTAL_MAX", &cfg->memory_total_max, err) < 0)
+  if (rc_config_env_size (get, ud, "RUN_MEMORY_TOTAL_MAX", 0, &cfg->memory_total_max, err) < 0)
     goto fail;
   if (load_bool (get, ud, "ALLOW_SHUTDOWN", false, &cfg->allow_shutdown, err) < 0)
     goto fail;

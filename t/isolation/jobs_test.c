@@ -195,12 +195,13 @@ main (void)
         steps[1].limits.memory_bytes = 64ULL << 20;
         r = rc_sandbox_run (sb, &spec, &res, &err);
         fine[k] = r == 0 && res.n_steps == 2 && res.steps[0].exit_code == 0 && res.steps[1].exited
-                  && res.steps[1].exit_code == 0 && !res.steps[1].oom_killed;
+                  && res.steps[1].exit_code == 0 && res.steps[1].outcome != RC_OUTCOME_MEMORY;
         if (r == 0 && res.n_steps == 2)
           {
             peak[k] = res.steps[1].memory_peak_kb;
             printf ("# %s: step 2 exit %d oom %d peak %llu KiB\n", k ? "empty /tmp" : "32 MiB left",
-                    res.steps[1].exit_code, res.steps[1].oom_killed, (unsigned long long)peak[k]);
+                    res.steps[1].exit_code, res.steps[1].outcome == RC_OUTCOME_MEMORY,
+                    (unsigned long long)peak[k]);
           }
         else
           printf ("# %s\n", err ? rc_error_text (err) : "no steps");
