@@ -17,7 +17,7 @@ ok () {
   if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
 }
 
-echo "1..12"
+echo "1..14"
 fstype=$(stat -f -c %T /sys/fs/cgroup)
 ok "$([ "$fstype" = cgroup2fs ]; echo $?)" "/sys/fs/cgroup is cgroup2 ($fstype)"
 v1=$(awk '$3 == "cgroup" { print $2 }' /proc/mounts | tr '\n' ' ')
@@ -67,6 +67,15 @@ done
 pop2=$(awk '$1 == "populated" { print $2 }' $cg/a/cgroup.events)
 ok "$([ "$pop" = 1 ] && [ "$pop2" = 0 ]; echo $?)" "cgroup.kill empties the cgroup (populated $pop -> $pop2)"
 rmdir $cg/a $cg
+
+# The trees are where the host has them, whatever those paths are (inside
+# the checkout, as _build/ is, or anywhere else).
+src=${RC_TOP_SRCDIR:-}
+bld=${RC_TOP_BUILDDIR:-}
+ok "$([ -n "$src" ] && [ -f "$src/configure.ac" ] && [ -x "$src/t/vm/run-vm" ]; echo $?)" \
+  "source tree at its host path ${src:-unset}"
+ok "$([ -n "$bld" ] && [ -f "$bld/Makefile" ] && grep -q "^abs_top_builddir = $bld\$" "$bld/Makefile"; echo $?)" \
+  "configured build tree at its host path ${bld:-unset} (abs_top_builddir matches)"
 
 # The guest has no network beyond lo.
 ifs=$(ls /sys/class/net | tr '\n' ' ')
