@@ -69,16 +69,23 @@ keep (struct rc_job *job, char *s)
 static char *keepf (struct rc_job *job, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
+/* The one formatter behind keepf and env_pushf: a heap string or NULL. */
+static char *
+vformat (const char *fmt, va_list ap)
+{
+  char *s = NULL;
+  return vasprintf (&s, fmt, ap) < 0 ? NULL : s;
+}
+
 static char *
 keepf (struct rc_job *job, const char *fmt, ...)
 {
   va_list ap;
-  char *s = NULL;
-  int n;
+  char *s;
   va_start (ap, fmt);
-  n = vasprintf (&s, fmt, ap);
+  s = vformat (fmt, ap);
   va_end (ap);
-  return n < 0 ? NULL : keep (job, s);
+  return s ? keep (job, s) : NULL;
 }
 
 static int
@@ -109,12 +116,11 @@ static int
 env_pushf (struct rc_job *job, const char *fmt, ...)
 {
   va_list ap;
-  char *s = NULL;
-  int n;
+  char *s;
   va_start (ap, fmt);
-  n = vasprintf (&s, fmt, ap);
+  s = vformat (fmt, ap);
   va_end (ap);
-  return n < 0 ? -1 : env_push (&job->env, s);
+  return env_push (&job->env, s);
 }
 
 /* The run command as sh runs it: `exec` first when it is one program, and
