@@ -3,8 +3,6 @@ third /run is refused at once with 429 {"error":"runner busy"} (never
 queued), /health still answers promptly, and the two jobs finish normally.
 """
 
-import threading
-import uuid
 
 import rchttp
 import tap
@@ -16,28 +14,9 @@ try:
 except rchttp.StartError as e:
     t.bail("service did not start: %s" % e)
 
-LONG = """
-import subprocess, sys
-subprocess.run([sys.executable, "-c", "import time; time.sleep(4)", "{marker}"])
-def solution(a, b):
-    return a + b
-"""
-markers = ["rc-busy-%d-%s" % (i, uuid.uuid4().hex) for i in range(2)]
-answers = {}
 
 
-def long_job(i):
-    body = rchttp.run_body(LONG.format(marker=markers[i]), asserts={"arguments": [[i, 1]]},
-                           timeout="30s")
-    try:
-        answers[i] = svc.post_json("/run", body, timeout=60)
-    except Exception as e:  # noqa: BLE001 - reported below
-        answers[i] = e
-
-
-threads = [threading.Thread(target=long_job, args=(i,)) for i in range(2)]
-for th in threads:
-    th.start()
+markers, answers, threads = rchttp.start_long_runs(svc, "rc-busy")
 both = rchttp.wait_until(lambda: all(rchttp.pids_with_marker(m) for m in markers), 20)
 t.ok(both, "both long jobs are running (both slots busy)")
 

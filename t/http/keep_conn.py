@@ -8,8 +8,6 @@ both slots run long jobs and the idle kept connections pin workers,
 import http.client
 import json
 import os
-import threading
-import uuid
 
 import rchttp
 import tap
@@ -63,31 +61,12 @@ t.ok(kept >= 1, "a FastCGI connection stays open between requests (%d connected)
 conn.close()
 
 # 2. Saturation with kept connections around.
-LONG = """
-import subprocess, sys
-subprocess.run([sys.executable, "-c", "import time; time.sleep(4)", "{marker}"])
-def solution(a, b):
-    return a + b
-"""
-markers = ["rc-keep-%d-%s" % (i, uuid.uuid4().hex) for i in range(2)]
-answers = {}
-
-
-def long_job(i):
-    body = rchttp.run_body(LONG.format(marker=markers[i]), asserts={"arguments": [[i, 1]]},
-                           timeout="30s")
-    try:
-        answers[i] = svc.post_json("/run", body, timeout=60)
-    except Exception as e:  # noqa: BLE001 - reported below
-        answers[i] = e
 
 
 # Fill both nginx workers' caches first: several fresh client connections.
 for _ in range(8):
     svc.get("/health", timeout=10)
-threads = [threading.Thread(target=long_job, args=(i,)) for i in range(2)]
-for th in threads:
-    th.start()
+markers, answers, threads = rchttp.start_long_runs(svc, "rc-keep")
 both = rchttp.wait_until(lambda: all(rchttp.pids_with_marker(m) for m in markers), 20)
 t.ok(both, "both long jobs are running (both slots busy)")
 worst, health_ok = 0.0, True

@@ -594,6 +594,39 @@ def run_body(solution, lang="python", asserts=None, timeout=None, checker=None, 
     return body
 
 
+# A python /run solution that keeps its slot busy for about 4 s, with a
+# marker in its command line so the test can see it running.
+_LONG_RUN = """
+import subprocess, sys
+subprocess.run([sys.executable, "-c", "import time; time.sleep(4)", "{marker}"])
+def solution(a, b):
+    return a + b
+"""
+
+
+def start_long_runs(svc, prefix, n=2):
+    """Starts n long /run jobs in threads (job i asserts [i, 1]); returns
+    (markers, answers, threads): answers[i] is job i's response (or the
+    exception) once threads[i] has ended."""
+    import threading
+    import uuid
+    markers = ["%s-%d-%s" % (prefix, i, uuid.uuid4().hex) for i in range(n)]
+    answers = {}
+
+    def job(i):
+        body = run_body(_LONG_RUN.format(marker=markers[i]), asserts={"arguments": [[i, 1]]},
+                        timeout="30s")
+        try:
+            answers[i] = svc.post_json("/run", body, timeout=60)
+        except Exception as e:  # noqa: BLE001 - the caller reports it
+            answers[i] = e
+
+    threads = [threading.Thread(target=job, args=(i,)) for i in range(n)]
+    for th in threads:
+        th.start()
+    return markers, answers, threads
+
+
 def checker_items(stdout):
     """The JSON items a language checker printed: one JSON array, or one
     JSON object per line (both framings the client accepts).  Lines that
