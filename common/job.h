@@ -127,6 +127,8 @@ struct rc_job_spec
   const char *const *envp;   /* final environment (allowlist already applied) */
   const char *const *overlay_paths; /* per-language copy-on-write cache dirs */
   size_t n_overlay_paths;
+  const char *const *host_paths; /* host paths bound read-only into the job's root */
+  size_t n_host_paths;
   uint64_t tmp_bytes;        /* size= of the per-job tmpfs (0: 64 MiB) */
   uint64_t tmp_inodes;       /* nr_inodes= of the per-job tmpfs (0: derived) */
 };

@@ -22,6 +22,11 @@
  *                    stderr merged into stdout, in one step.
  *   RC_JOB_COMMAND   `runcell exec CMD...`: argv as given (no shell).
  *
+ * The job's root holds /usr and a few /etc files; the builder adds the
+ * manifest's hostPaths (every kind) and, for RC_JOB_EXECUTE, whose
+ * workspace is not the template, the language directory itself
+ * ($RUNCELL_LANG_DIR), all bound read-only.
+ *
  * Args reach the run command byte-exact and in order as "$@" of
  * `sh -c RUN sh ARGS...`: the builder appends "$@" to a run command that
  * does not name it, and prefixes `exec` to a simple one, so a signal that
@@ -94,7 +99,8 @@ struct rc_job
   bool has_compile; /* steps[0] is a compile step */
   struct rc_file *files;
   char **env;
-  char **strings; /* owned strings the argv and files point to */
+  const char **host_paths; /* the language's hostPaths, then its directory */
+  char **strings;          /* owned strings the argv and files point to */
   size_t n_strings;
   const char **argv[2];
 };

@@ -203,6 +203,7 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
       || dup_string_field (root, "unavailableReason", false, &lang->unavailable_reason, err) < 0
       || string_array_field (root, "aliases", &lang->aliases, err) < 0
       || string_array_field (root, "overlayPaths", &lang->overlay_paths, err) < 0
+      || string_array_field (root, "hostPaths", &lang->host_paths, err) < 0
       || size_field (root, "tmpSize", 64ULL << 20, &lang->tmp_size, err) < 0
       || size_field (root, "memoryMax", 512ULL << 20, &lang->memory_max, err) < 0
       || limits_field (root, &lang->default_limits, err) < 0)
@@ -223,6 +224,13 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
     if (lang->overlay_paths[i][0] != '/')
       {
         rc_error_set (err, 0, "overlayPaths must be absolute: '%s'", lang->overlay_paths[i]);
+        goto out;
+      }
+  lang->n_host_paths = strv_len (lang->host_paths);
+  for (size_t i = 0; i < lang->n_host_paths; i++)
+    if (lang->host_paths[i][0] != '/' || strstr (lang->host_paths[i], "/../") != NULL)
+      {
+        rc_error_set (err, 0, "hostPaths must be absolute: '%s'", lang->host_paths[i]);
         goto out;
       }
   if (json_object_object_get_ex (root, "checkerRequired", &v))
@@ -656,6 +664,7 @@ rc_lang_free (struct rc_lang *lang)
   free (lang->checker_file);
   free (lang->command);
   rc_strv_free (lang->overlay_paths);
+  rc_strv_free (lang->host_paths);
   rc_strv_free (lang->env);
   free (lang->version);
   rc_strv_free (lang->version_cmd);

@@ -15,6 +15,7 @@
  *   tmpSize         "256m"       per-job tmpfs size=
  *   memoryMax       "512m"       cgroup memory.max
  *   overlayPaths    ["/opt/go/cache", ...]   copy-on-write cache dirs
+ *   hostPaths       ["/etc/mono", ...]       host paths outside /usr the job needs
  *   env             {"GOCACHE": "/opt/go/cache"}   always set for the job
  *   requires        ["python3"]  programs that must be on PATH, else unavailable
  *   version         ["python3", "--version"]   prints the toolchain version
@@ -58,6 +59,8 @@ struct rc_lang
   uint64_t memory_max;     /* after RUN_MEM_MAX_<SLUG> / RUN_SANDBOX_MEM_MAX */
   char **overlay_paths;    /* after RUN_OVERLAY_PATHS_<SLUG>; NULL-terminated */
   size_t n_overlay_paths;
+  char **host_paths;       /* bound read-only into the job's root; NULL-terminated */
+  size_t n_host_paths;
   char **env;              /* "KEY=value", NULL-terminated */
   struct rc_limits default_limits;
   char *version;           /* first line printed by the version command, or NULL */

@@ -125,12 +125,11 @@ rc_job_arena_fill (struct rc_job_arena *a, const struct rc_job_spec *spec,
   a->plan.spec = &a->spec;
   a->spec.template_dir = arena_str (a, spec->template_dir);
   a->plan.skel_dir = arena_str (a, plan->skel_dir);
-  a->plan.state_dir = arena_str (a, plan->state_dir);
-  if ((spec->template_dir && !a->spec.template_dir) || (plan->skel_dir && !a->plan.skel_dir)
-      || (plan->state_dir && !a->plan.state_dir))
+  if ((spec->template_dir && !a->spec.template_dir) || (plan->skel_dir && !a->plan.skel_dir))
     ok = false;
   a->spec.envp = arena_strv (a, spec->envp, -1, &ok);
   a->spec.overlay_paths = arena_strv (a, spec->overlay_paths, (long)spec->n_overlay_paths, &ok);
+  a->spec.host_paths = arena_strv (a, spec->host_paths, (long)spec->n_host_paths, &ok);
 
   steps = arena_alloc (a, spec->n_steps * sizeof (*steps));
   if (steps == NULL)

@@ -1,39 +1,47 @@
 /* mounts.c - the job's mount view, built by the namespace init (root, in a
  * fresh mount namespace) before any user code runs.
  *
- * Order matters: propagation is made private first (hostile-programs §0 #7:
- * on an rshared host an unmount in here would otherwise reach the host),
- * then everything inherited becomes read-only and nosuid in one
- * mount_setattr, and only then the writable pieces are mounted on top, each
- * with its own flags.  The view is built in two halves (a pre-started init
- * builds the first before the job exists, spawn.c):
+ * The job gets a root of its own: a small tmpfs, built on the host's empty
+ * /sandbox (NR below) and entered with pivot_root at the end, the old root
+ * detached, so nothing of the host tree exists for the job but what is
+ * bound here (no /home, no host /run and its unix sockets, no state dir).
+ * Propagation is made private first (hostile-programs §0 #7: on an rshared
+ * host an unmount in here would otherwise reach the host).  The view is
+ * built in two halves (a pre-started init builds the first before the job
+ * exists, spawn.c):
  *
  *   base (owes nothing to the job)
- *   /dev            tmpfs with null zero full random urandom, the fd links and
- *                   a fresh /dev/shm; no tty, no host device
- *   /proc           fresh for the pid namespace, hidepid=2 (the root init is
- *                   invisible), kernel knobs read-only, info leaks masked
+ *   /               tmpfs 1 MiB, read-only once sealed
+ *   /usr /bin /lib* host's, bound read-only nosuid nodev (links copied)
+ *   /etc            a few host files bound read-only (ld.so.cache, ssl,
+ *                   localtime, ...), written nsswitch.conf and hosts
+ *   /var/tmp        symlink to /tmp (same budget)
+ *   /dev            tmpfs with null zero full random urandom, the fd links
+ *                   and shm -> /tmp/.shm; no tty, no host device
+ *   /proc           fresh for the pid namespace, hidepid=2 or fail, kernel
+ *                   knobs read-only, info leaks and side channels masked
+ *                   by an empty read-only file
  *
  *   job (after the init joined the slot's network and cgroup namespaces)
+ *   host paths      the language's hostPaths, bound read-only
  *   /tmp            fresh tmpfs, size= and nr_inodes= from the job; holds the
- *                   root-only /tmp/.runner with every overlay upper/work dir,
- *                   so one cap bounds every write of the job
+ *                   root-only /tmp/.runner with every overlay upper/work dir
+ *                   and /tmp/.shm, so one cap bounds every write of the job
  *   /sandbox        overlay: upper (inputs + writes) : skeleton : template, or
  *                   the session directory bound read-write (RC_WORKSPACE_BIND)
  *   cache dirs      one overlay each, upper in /tmp/.runner
- *   masks           empty read-only tmpfs over the state dir and the places
- *                   operators keep secrets, /dev/null over the packaged
- *                   configuration file (after the workspace: its lowers may
- *                   live below them)
  *   /sys            fresh read-only sysfs of the job's network namespace, and
  *                   at /sys/fs/cgroup the slot's own cgroup (v2 cgroup2, v1
  *                   memory and pids)
+ *   /etc/passwd     and group naming the slot uid; then the root is sealed
+ *                   read-only and entered
  *
- * The cache overlays go through libmount's context API (readable errors,
- * helpers and mtab off); the workspace overlay, which every job mounts, and
- * the plain tmpfs/bind/remount steps call mount(2) directly: their options
- * are ours, and a libmount context per job costs measurable CPU.  Nothing
- * has to be undone: every mount disappears with the namespace.
+ * docs/sandbox.md has the same view as one table.  The cache overlays go
+ * through libmount's context API (readable errors, helpers and mtab off);
+ * the workspace overlay, which every job mounts, and the plain
+ * tmpfs/bind/remount steps call mount(2) directly: their options are ours,
+ * and a libmount context per job costs measurable CPU.  Nothing has to be
+ * undone: every mount disappears with the namespace.
  */
 #include "config.h"
 
@@ -53,10 +61,14 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+/* The host directory the new root is built on (then pivoted into). */
+#define NR "/sandbox"
 #define RUNNER_DIR "/tmp/.runner"
+#define SHM_DIR "/tmp/.shm"
 #define DEFAULT_TMP_BYTES (64ULL << 20)
 
 #define FAIL(s)                                                                                    \
@@ -105,46 +117,86 @@ lm_mount (const char *source, const char *target, const char *fstype, const char
   return 0;
 }
 
-/* Fallback for kernels without mount_setattr (< 5.12): remount every mount
- * point read-only, deepest first is not needed since flags are per mount. */
+/* Decodes the octal escapes mountinfo uses for space, tab, newline and
+ * backslash (\040 \011 \012 \134) in place. */
+static void
+decode_mountinfo_path (char *s)
+{
+  char *w = s;
+  while (*s)
+    {
+      if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0'
+          && s[3] <= '7')
+        {
+          *w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+          s += 4;
+        }
+      else
+        *w++ = *s++;
+    }
+  *w = '\0';
+}
+
+/* Fallback for kernels without mount_setattr (< 5.12): remounts every
+ * mount at or below prefix read-only, nosuid and nodev, keeping the flags
+ * it already has (a remount that would clear a locked flag is refused).
+ * No mount is skipped: any failure fails the job. */
 static int
-readonly_root_fallback (void)
+readonly_tree_fallback (const char *prefix)
 {
   FILE *f = fopen ("/proc/self/mountinfo", "re");
-  char line[4096];
+  size_t plen = strlen (prefix);
+  char line[8192];
   int ret = 0;
   if (f == NULL)
     return -1;
-  while (fgets (line, sizeof line, f))
+  while (ret == 0 && fgets (line, sizeof line, f))
     {
       char mp[4096];
+      struct statvfs sv;
+      unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV;
       /* id parent major:minor root mountpoint ... */
       if (sscanf (line, "%*s %*s %*s %*s %4095s", mp) != 1)
-        continue;
-      if (mount (NULL, mp, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID, NULL) < 0
-          && errno != EACCES && errno != ENOENT)
         {
-          /* Mounts with locked flags (nodev, noexec) refuse a remount that
-           * would clear them: retry keeping them. */
-          if (mount (NULL, mp, NULL,
-                     MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)
-              < 0)
-            ret = -1;
+          errno = EPROTO;
+          ret = -1;
+          break;
         }
+      decode_mountinfo_path (mp);
+      if (strncmp (mp, prefix, plen) != 0 || (mp[plen] != '\0' && mp[plen] != '/'))
+        continue;
+      if (statvfs (mp, &sv) < 0)
+        {
+          ret = -1;
+          break;
+        }
+      if (sv.f_flag & ST_NOEXEC)
+        flags |= MS_NOEXEC;
+      if (sv.f_flag & ST_NOATIME)
+        flags |= MS_NOATIME;
+      if (sv.f_flag & ST_NODIRATIME)
+        flags |= MS_NODIRATIME;
+      if (sv.f_flag & ST_RELATIME)
+        flags |= MS_RELATIME;
+      if (mount (NULL, mp, NULL, flags, NULL) < 0)
+        ret = -1;
     }
   fclose (f);
   return ret;
 }
 
+/* Read-only, nosuid, nodev for the mount at path and (recursive) every
+ * mount below it. */
 static int
-make_root_readonly (void)
+make_readonly (const char *path, bool recursive)
 {
-  struct rc_mount_attr attr = { .attr_set = RC_MOUNT_ATTR_RDONLY | RC_MOUNT_ATTR_NOSUID };
-  if (rc_mount_setattr (AT_FDCWD, "/", AT_RECURSIVE, &attr) == 0)
+  struct rc_mount_attr attr
+      = { .attr_set = RC_MOUNT_ATTR_RDONLY | RC_MOUNT_ATTR_NOSUID | RC_MOUNT_ATTR_NODEV };
+  if (rc_mount_setattr (AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &attr) == 0)
     return 0;
   if (errno != ENOSYS)
     return -1;
-  return readonly_root_fallback ();
+  return readonly_tree_fallback (path);
 }
 
 static bool
@@ -159,6 +211,189 @@ static bool
 bad_option_path (const char *p)
 {
   return strpbrk (p, ",:\\") != NULL || strchr (p, '\n') != NULL;
+}
+
+/* NR "/x": where the job's /x is while the root is built. */
+static int
+nr_path (char *buf, size_t size, const char *p)
+{
+  int n = snprintf (buf, size, NR "%s", p);
+  if (n < 0 || (size_t)n >= size)
+    {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+  return 0;
+}
+
+/* Creates the mount point of host path p below NR: its parents as
+ * directories, p itself like the host's (a directory or an empty file).
+ * A component that exists as anything but a directory stops it (no
+ * symlink of the new root is ever followed). */
+static int
+make_mountpoint (const char *p, bool dir)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  size_t i, base = strlen (NR);
+  if (nr_path (path, sizeof path, p) < 0)
+    return -1;
+  for (i = base + 1; path[i]; i++)
+    if (path[i] == '/')
+      {
+        path[i] = '\0';
+        if (mkdir (path, 0755) < 0 && errno != EEXIST)
+          return -1;
+        if (lstat (path, &st) < 0)
+          return -1;
+        if (!S_ISDIR (st.st_mode))
+          {
+            errno = ENOTDIR;
+            return -1;
+          }
+        path[i] = '/';
+      }
+  if (dir)
+    return mkdir (path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+  i = (size_t)open (path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0444);
+  if ((int)i < 0)
+    return errno == EEXIST ? 0 : -1;
+  close ((int)i);
+  return 0;
+}
+
+/* Binds host path p at the same place in the new root, read-only, nosuid,
+ * nodev.  A symlink is copied as a symlink (its target resolves inside the
+ * new root); a missing path is skipped. */
+static int
+bind_host (const char *p)
+{
+  char target[PATH_MAX];
+  struct stat st;
+  if (lstat (p, &st) < 0)
+    return errno == ENOENT ? 0 : -1;
+  if (nr_path (target, sizeof target, p) < 0)
+    return -1;
+  if (S_ISLNK (st.st_mode))
+    {
+      char link[PATH_MAX];
+      ssize_t k = readlink (p, link, sizeof link - 1);
+      if (k < 0)
+        return -1;
+      link[k] = '\0';
+      if (make_mountpoint (p, true) < 0 || rmdir (target) < 0)
+        return -1;
+      return symlink (link, target);
+    }
+  if (make_mountpoint (p, S_ISDIR (st.st_mode)) < 0)
+    return -1;
+  if (mount (p, target, NULL, MS_BIND | MS_REC, NULL) < 0)
+    return -1;
+  return make_readonly (target, true);
+}
+
+static int
+write_text (const char *path, const char *text)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  size_t n = strlen (text);
+  ssize_t k;
+  if (fd < 0)
+    return -1;
+  k = write (fd, text, n);
+  close (fd);
+  if (k != (ssize_t)n)
+    {
+      errno = EIO;
+      return -1;
+    }
+  return 0;
+}
+
+/* The skeleton of the new root: a small tmpfs on NR holding /usr, the
+ * merged-usr links as the host has them, the /etc a toolchain needs and
+ * the mount points of the rest.  Nothing else of the host is in it. */
+static int
+mount_root (const char **step)
+{
+  /* The top-level links or directories of a (merged-)usr layout. */
+  static const char *const top[]
+      = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
+  /* What dynamic linking, TLS and timezone lookups read; the rest of
+   * /etc (shadow, nginx, the operator's files) stays out. */
+  static const char *const etc[]
+      = { "/etc/ld.so.cache", "/etc/localtime",       "/etc/alternatives",
+          "/etc/ssl",         "/etc/ca-certificates", "/etc/os-release" };
+  static const char *const dirs[]
+      = { NR "/etc", NR "/tmp", NR "/dev", NR "/proc", NR "/sys", NR "/sandbox", NR "/var" };
+  size_t i;
+
+  if (mount ("tmpfs", NR, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=1024,mode=0755") < 0)
+    FAIL ("tmpfs root");
+  for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+    if (mkdir (dirs[i], 0755) < 0)
+      FAIL ("mkdir root");
+  for (i = 0; i < sizeof top / sizeof top[0]; i++)
+    if (bind_host (top[i]) < 0)
+      FAIL ("bind /usr");
+  for (i = 0; i < sizeof etc / sizeof etc[0]; i++)
+    if (bind_host (etc[i]) < 0)
+      FAIL ("bind /etc");
+  /* /var/tmp is written by some toolchains: the job's /tmp, same budget. */
+  if (symlink ("/tmp", NR "/var/tmp") < 0)
+    FAIL ("symlink /var/tmp");
+  if (write_text (NR "/etc/nsswitch.conf", "passwd: files\ngroup: files\nshadow: files\n"
+                                           "hosts: files\nservices: files\nprotocols: files\n")
+          < 0
+      || write_text (NR "/etc/hosts", "127.0.0.1\tlocalhost runcell\n::1\tlocalhost\n") < 0)
+    FAIL ("write /etc");
+  /* The empty read-only file bound over /proc's side channels. */
+  if (write_text (NR "/etc/.empty", "") < 0)
+    FAIL ("write /etc");
+  return 0;
+}
+
+/* passwd and group name root, nobody and the job's uid (whoami, getpwuid
+ * in a JVM or Python need an entry), then the root becomes read-only. */
+static int
+seal_root (const struct rc_mount_plan *plan, const char **step)
+{
+  char text[512];
+  snprintf (text, sizeof text,
+            "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+            "runner:x:%u:%u:runcell job:/sandbox:/bin/sh\n"
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+            (unsigned)plan->uid, (unsigned)plan->gid);
+  if (write_text (NR "/etc/passwd", text) < 0)
+    FAIL ("write /etc/passwd");
+  snprintf (text, sizeof text, "root:x:0:\nrunner:x:%u:\nnogroup:x:65534:\n", (unsigned)plan->gid);
+  if (write_text (NR "/etc/group", text) < 0)
+    FAIL ("write /etc/group");
+  if (mount (NULL, NR, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+    FAIL ("read-only root");
+  return 0;
+}
+
+/* Every host path the language declares, bound read-only (missing ones
+ * are skipped: a toolchain that is not installed). */
+static int
+mount_host_paths (const struct rc_job_spec *spec, const char **step)
+{
+  size_t i;
+  for (i = 0; i < spec->n_host_paths; i++)
+    {
+      const char *p = spec->host_paths[i];
+      if (p == NULL || p[0] != '/' || strstr (p, "/../") != NULL)
+        {
+          errno = EINVAL;
+          FAIL ("host path");
+        }
+      if (strncmp (p, "/usr/", 5) == 0)
+        continue; /* already there */
+      if (bind_host (p) < 0)
+        FAIL ("bind host path");
+    }
+  return 0;
 }
 
 static int
@@ -180,10 +415,13 @@ mount_tmp (const struct rc_job_spec *spec, const char **step)
     }
   snprintf (opts, sizeof opts, "size=%llu,nr_inodes=%llu,mode=1777", (unsigned long long)bytes,
             (unsigned long long)inodes);
-  if (mount ("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+  if (mount ("tmpfs", NR "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
     FAIL ("tmpfs /tmp");
-  if (mkdir (RUNNER_DIR, 0700) < 0)
+  if (mkdir (NR RUNNER_DIR, 0700) < 0)
     FAIL ("mkdir /tmp/.runner");
+  /* /dev/shm links here: POSIX shared memory comes out of /tmp's budget. */
+  if (mkdir (NR SHM_DIR, 01777) < 0 || chmod (NR SHM_DIR, 01777) < 0)
+    FAIL ("mkdir /tmp/.shm");
   return 0;
 }
 
@@ -200,31 +438,31 @@ mount_workspace (const struct rc_mount_plan *plan, const int lower_fds[2], const
       struct stat want, got;
       ssize_t k;
       /* The fd's mount belongs to the host's namespace, which a bind
-       * refuses (EINVAL): bind the path it names in our copy of the tree,
-       * then check it is the very directory the fd holds. */
+       * refuses (EINVAL): bind the path it names in our copy of the tree
+       * (the old root is still there), then check it is the very
+       * directory the fd holds. */
       snprintf (link, sizeof link, "/proc/self/fd/%d", spec->bind_dirfd);
       k = readlink (link, src, sizeof src - 1);
       if (k <= 0 || fstat (spec->bind_dirfd, &want) < 0)
         FAIL ("bind /sandbox");
       src[k] = '\0';
-      if (mount (src, "/sandbox", NULL, MS_BIND, NULL) < 0)
+      if (mount (src, NR "/sandbox", NULL, MS_BIND, NULL) < 0)
         FAIL ("bind /sandbox");
-      if (stat ("/sandbox", &got) < 0)
+      if (stat (NR "/sandbox", &got) < 0)
         FAIL ("bind /sandbox");
       if (got.st_dev != want.st_dev || got.st_ino != want.st_ino)
         {
           errno = EXDEV;
           FAIL ("verify bind /sandbox");
         }
-      /* The bind inherited the read-only flag set on / above. */
-      if (mount (NULL, "/sandbox", NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL) < 0)
+      if (mount (NULL, NR "/sandbox", NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL) < 0)
         FAIL ("remount /sandbox");
       if (spec->n_files)
         {
           /* A session directory holds whatever earlier jobs made: write as
            * the slot uid, so no symlink planted there gains anything. */
           int r;
-          fd = open ("/sandbox", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+          fd = open (NR "/sandbox", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
           if (fd < 0)
             FAIL ("open /sandbox");
           (void)setfsgid (plan->gid);
@@ -240,9 +478,9 @@ mount_workspace (const struct rc_mount_plan *plan, const int lower_fds[2], const
       return 0;
     }
 
-  if (mkdir (RUNNER_DIR "/upper", 0777) < 0 || mkdir (RUNNER_DIR "/work", 0700) < 0)
+  if (mkdir (NR RUNNER_DIR "/upper", 0777) < 0 || mkdir (NR RUNNER_DIR "/work", 0700) < 0)
     FAIL ("mkdir overlay dirs");
-  fd = open (RUNNER_DIR "/upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  fd = open (NR RUNNER_DIR "/upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     FAIL ("open overlay upper");
   /* Fresh tmpfs nobody else has touched: root may write here safely. */
@@ -256,27 +494,30 @@ mount_workspace (const struct rc_mount_plan *plan, const int lower_fds[2], const
     }
   close (fd);
   /* Leftmost lower wins: the skeleton's 0777 directories over the
-   * template's, whose files show through.  The lowers are named by the fds
-   * opened before /tmp was covered (a template may live below /tmp). */
+   * template's, whose files show through.  The lowers are named by fds
+   * opened first (a template may live anywhere on the host). */
   if (lower_fds[1] >= 0)
     snprintf (opts, sizeof opts,
-              "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d,upperdir=" RUNNER_DIR
-              "/upper,workdir=" RUNNER_DIR "/work",
+              "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d,upperdir=" NR RUNNER_DIR
+              "/upper,workdir=" NR RUNNER_DIR "/work",
               lower_fds[0], lower_fds[1]);
   else
     snprintf (opts, sizeof opts,
-              "lowerdir=/proc/self/fd/%d,upperdir=" RUNNER_DIR "/upper,workdir=" RUNNER_DIR "/work",
+              "lowerdir=/proc/self/fd/%d,upperdir=" NR RUNNER_DIR "/upper,workdir=" NR RUNNER_DIR
+              "/work",
               lower_fds[0]);
   /* mount(2) directly, not libmount: every job pays this one, and a
    * libmount context costs the init about 0.3 ms of CPU in allocations
    * (copy-on-write faults after the clone) and probes (docs/sandbox.md,
    * Performance); the options are ours and fixed-format, nothing to parse.
    * nosuid,nodev are mount flags, not overlayfs options. */
-  if (mount ("overlay", "/sandbox", "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+  if (mount ("overlay", NR "/sandbox", "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
     FAIL ("overlay /sandbox");
   return 0;
 }
 
+/* Each cache directory: an overlay at its own path in the new root, lower
+ * the host's directory, upper in the job's /tmp. */
 static int
 mount_caches (const struct rc_job_spec *spec, const char **step)
 {
@@ -284,16 +525,16 @@ mount_caches (const struct rc_job_spec *spec, const char **step)
   for (i = 0; i < spec->n_overlay_paths; i++)
     {
       const char *p = spec->overlay_paths[i];
-      char dir[64], upper[80], work[80], opts[PATH_MAX + 256];
+      char dir[64], upper[80], work[80], target[PATH_MAX], opts[PATH_MAX + 256];
       struct stat st;
       if (p == NULL || p[0] != '/' || lstat (p, &st) < 0 || !S_ISDIR (st.st_mode))
         continue; /* missing paths are skipped, as documented */
-      if (bad_option_path (p))
+      if (bad_option_path (p) || strstr (p, "/../") != NULL)
         {
           errno = EINVAL;
           FAIL ("cache overlay");
         }
-      snprintf (dir, sizeof dir, RUNNER_DIR "/c%zu", i);
+      snprintf (dir, sizeof dir, NR RUNNER_DIR "/c%zu", i);
       snprintf (upper, sizeof upper, "%s/u", dir);
       snprintf (work, sizeof work, "%s/w", dir);
       if (mkdir (dir, 0700) < 0 || mkdir (upper, st.st_mode & 07777) < 0 || mkdir (work, 0700) < 0)
@@ -301,16 +542,18 @@ mount_caches (const struct rc_job_spec *spec, const char **step)
       /* The merged root takes the upper's attributes: mirror the cache. */
       if (chown (upper, st.st_uid, st.st_gid) < 0 || chmod (upper, st.st_mode & 07777) < 0)
         FAIL ("chown cache overlay");
+      if (make_mountpoint (p, true) < 0 || nr_path (target, sizeof target, p) < 0)
+        FAIL ("cache overlay mount point");
       snprintf (opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,nosuid,nodev", p, upper,
                 work);
-      if (lm_mount ("overlay", p, "overlay", opts) < 0)
+      if (lm_mount ("overlay", target, "overlay", opts) < 0)
         FAIL ("cache overlay");
     }
   return 0;
 }
 
 static int
-mount_dev (uint64_t shm, const char **step)
+mount_dev (const char **step)
 {
   static const struct
   {
@@ -323,45 +566,46 @@ mount_dev (uint64_t shm, const char **step)
   } links[] = { { "/proc/self/fd", "fd" },
                 { "/proc/self/fd/0", "stdin" },
                 { "/proc/self/fd/1", "stdout" },
-                { "/proc/self/fd/2", "stderr" } };
-  char path[64], opts[96];
+                { "/proc/self/fd/2", "stderr" },
+                { SHM_DIR, "shm" } };
+  char path[64];
   size_t i;
 
   /* Device nodes are made, not bound from the host /dev: no host inode is
    * ever exposed, and mknod is cheaper than a bind mount. */
-  if (mount ("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,nr_inodes=64,mode=0755")
+  if (mount ("tmpfs", NR "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,nr_inodes=64,mode=0755")
       < 0)
     FAIL ("tmpfs /dev");
   for (i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
     {
-      snprintf (path, sizeof path, "/dev/%s", nodes[i].name);
+      snprintf (path, sizeof path, NR "/dev/%s", nodes[i].name);
       if (mknod (path, S_IFCHR | 0666, makedev (1, nodes[i].minor)) < 0)
         FAIL ("mknod /dev");
     }
   for (i = 0; i < sizeof links / sizeof links[0]; i++)
     {
-      snprintf (path, sizeof path, "/dev/%s", links[i].name);
+      snprintf (path, sizeof path, NR "/dev/%s", links[i].name);
       if (symlink (links[i].target, path) < 0)
         FAIL ("symlink /dev");
     }
-  if (mkdir ("/dev/shm", 01777) < 0)
-    FAIL ("mkdir /dev/shm");
-  snprintf (opts, sizeof opts, "size=%llu,nr_inodes=4096,mode=1777", (unsigned long long)shm);
-  if (mount ("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
-    FAIL ("tmpfs /dev/shm");
-  if (mount (NULL, "/dev", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
+  if (mount (NULL, NR "/dev", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
     FAIL ("remount /dev");
   return 0;
 }
 
-/* Hides a regular file behind /dev/null; 0 when there is none. */
+/* Hides a regular file behind the root's empty file, bound read-only:
+ * reads see nothing and writes fail (/dev/null would accept them); 0 when
+ * there is none. */
 static int
 mask_file (const char *path)
 {
   struct stat st;
   if (lstat (path, &st) < 0 || !S_ISREG (st.st_mode))
     return 0;
-  return mount ("/dev/null", path, NULL, MS_BIND, NULL);
+  if (mount (NR "/etc/.empty", path, NULL, MS_BIND, NULL) < 0)
+    return -1;
+  return mount (NULL, path, NULL,
+                MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 }
 
 static int
@@ -371,29 +615,6 @@ mask_dir (const char *path)
     return 0;
   return mount ("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                 "size=4k,nr_inodes=1,mode=0755");
-}
-
-static int
-mask_secrets (const struct rc_mount_plan *plan, const char **step)
-{
-  /* The places where operators keep credentials, plus runcell's own
-   * state (skeletons, sessions, pre-made namespaces) and configuration. */
-  static const char *const dirs[] = { "/root",        "/home",
-                                      "/run/secrets", "/var/run/secrets",
-                                      "/etc/runcell", "/var/lib/runcell" };
-  /* The packaged configuration (EnvironmentFile= of the unit) may hold
-   * operator secrets and is world-readable on the host. */
-  static const char *const files[] = { "/etc/default/runcell" };
-  size_t i;
-  if (plan->state_dir && plan->state_dir[0] == '/' && mask_dir (plan->state_dir) < 0)
-    FAIL ("mask state dir");
-  for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-    if (mask_dir (dirs[i]) < 0)
-      FAIL ("mask secrets");
-  for (i = 0; i < sizeof files / sizeof files[0]; i++)
-    if (mask_file (files[i]) < 0)
-      FAIL ("mask secrets");
-  return 0;
 }
 
 static int
@@ -412,19 +633,24 @@ static int
 mount_proc (const char **step)
 {
   /* Read-only: the kernel knobs; masked: what leaks kernel addresses,
-   * timers of other tasks or the keyring. */
+   * timers of other tasks, the keyring, or the host's activity (CPU, IRQ,
+   * scheduler, disk and VM counters are side channels on other jobs). */
   static const char *const ro[]
-      = { "/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs" };
+      = { NR "/proc/sys", NR "/proc/sysrq-trigger", NR "/proc/bus", NR "/proc/fs" };
   static const char *const masked_files[]
-      = { "/proc/kcore",       "/proc/keys",          "/proc/key-users", "/proc/timer_list",
-          "/proc/sched_debug", "/proc/latency_stats", "/proc/kallsyms",  "/proc/kmsg" };
-  static const char *const masked_dirs[] = { "/proc/acpi", "/proc/scsi" };
+      = { NR "/proc/kcore",      NR "/proc/keys",        NR "/proc/key-users",
+          NR "/proc/timer_list", NR "/proc/sched_debug", NR "/proc/latency_stats",
+          NR "/proc/kallsyms",   NR "/proc/kmsg",        NR "/proc/stat",
+          NR "/proc/interrupts", NR "/proc/softirqs",    NR "/proc/schedstat",
+          NR "/proc/diskstats",  NR "/proc/vmstat" };
+  static const char *const masked_dirs[] = { NR "/proc/acpi", NR "/proc/scsi", NR "/proc/irq" };
   unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
   size_t i;
 
-  if (mount ("proc", "/proc", "proc", flags, "hidepid=2") < 0
-      && (errno != EINVAL || mount ("proc", "/proc", "proc", flags, NULL) < 0))
-    FAIL ("mount /proc");
+  /* Fail closed: without hidepid the root init and its command line
+   * would be visible to the job. */
+  if (mount ("proc", NR "/proc", "proc", flags, "hidepid=2") < 0)
+    FAIL ("mount /proc hidepid=2");
   for (i = 0; i < sizeof ro / sizeof ro[0]; i++)
     if (bind_readonly (ro[i]) < 0)
       FAIL ("read-only /proc");
@@ -443,59 +669,72 @@ mount_cgroup (const struct rc_mount_plan *plan, const char **step)
   unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY;
   /* A fresh sysfs belongs to our network namespace: /sys/class/net shows
    * lo only, not the host's interfaces. */
-  if (mount ("sysfs", "/sys", "sysfs", flags, NULL) < 0)
+  if (mount ("sysfs", NR "/sys", "sysfs", flags, NULL) < 0)
     FAIL ("mount /sys");
-  if (!is_dir ("/sys/fs/cgroup"))
+  if (!is_dir (NR "/sys/fs/cgroup"))
     return 0;
   if (plan->cgmode == RC_CGROUP_UNIFIED)
     {
       /* Our cgroup namespace is rooted at the slot, so is this mount. */
-      if (mount ("cgroup2", "/sys/fs/cgroup", "cgroup2", flags, NULL) < 0)
+      if (mount ("cgroup2", NR "/sys/fs/cgroup", "cgroup2", flags, NULL) < 0)
         FAIL ("mount cgroup2");
       return 0;
     }
-  if (mount ("tmpfs", "/sys/fs/cgroup", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+  if (mount ("tmpfs", NR "/sys/fs/cgroup", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
              "size=4k,nr_inodes=16,mode=0755")
           < 0
-      || mkdir ("/sys/fs/cgroup/memory", 0755) < 0 || mkdir ("/sys/fs/cgroup/pids", 0755) < 0)
+      || mkdir (NR "/sys/fs/cgroup/memory", 0755) < 0 || mkdir (NR "/sys/fs/cgroup/pids", 0755) < 0)
     FAIL ("tmpfs /sys/fs/cgroup");
-  if (mount ("cgroup", "/sys/fs/cgroup/memory", "cgroup", flags, "memory") < 0)
+  if (mount ("cgroup", NR "/sys/fs/cgroup/memory", "cgroup", flags, "memory") < 0)
     FAIL ("mount cgroup memory");
-  if (mount ("cgroup", "/sys/fs/cgroup/pids", "cgroup", flags, "pids") < 0)
+  if (mount ("cgroup", NR "/sys/fs/cgroup/pids", "cgroup", flags, "pids") < 0)
     FAIL ("mount cgroup pids");
-  if (mount (NULL, "/sys/fs/cgroup", NULL, MS_REMOUNT | flags, NULL) < 0)
+  if (mount (NULL, NR "/sys/fs/cgroup", NULL, MS_REMOUNT | flags, NULL) < 0)
     FAIL ("remount /sys/fs/cgroup");
   return 0;
 }
 
-static uint64_t
-shm_bytes_of (const struct rc_job_spec *spec)
+/* pivot_root into NR and detach the old root: from here on nothing of the
+ * host tree exists for the job (no /home, no host /run and its sockets). */
+static int
+enter_root (const char **step)
 {
-  return spec->tmp_bytes ? spec->tmp_bytes : DEFAULT_TMP_BYTES;
+  if (chdir (NR) < 0)
+    FAIL ("chdir new root");
+  /* pivot_root(".", "."): the old root ends up stacked under the new
+   * one, and is detached at once; no directory for it is needed. */
+  if (syscall (SYS_pivot_root, ".", ".") < 0)
+    FAIL ("pivot_root");
+  if (umount2 (".", MNT_DETACH) < 0)
+    FAIL ("detach old root");
+  if (chdir ("/") < 0)
+    FAIL ("chdir /");
+  return 0;
 }
 
 /* The half of the view that owes nothing to the job, its slot or its
  * network namespace: what a pre-started init (spawn.c) builds before a
- * job exists.  No secret is masked here: the job's template may live below
- * a masked place (a checkout in /root), and its fd is opened first. */
+ * job exists.  The new root is built below NR (the host's empty
+ * /sandbox, only ever a mount point) and entered at the end of the job
+ * half, once the workspace's lowers, named in the old root, are mounted. */
 int
-rc_mounts_build_base (uint64_t shm_bytes, const char **step)
+rc_mounts_build_base (const char **step)
 {
   if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
     FAIL ("make / private");
-  if (make_root_readonly () < 0)
-    FAIL ("read-only root");
-  if (mount_dev (shm_bytes ? shm_bytes : DEFAULT_TMP_BYTES, step) < 0)
+  if (mount_root (step) < 0)
+    return -1;
+  if (mount_dev (step) < 0)
     return -1;
   if (mount_proc (step) < 0)
     return -1;
   return 0;
 }
 
-/* The job's half: workspace, caches, masks, and /sys, which must come
- * after the init joined the slot's network and cgroup namespaces. */
+/* The job's half: host paths, workspace, caches, /sys (after the init
+ * joined the slot's network and cgroup namespaces), then the pivot. */
 int
-rc_mounts_build_job (const struct rc_mount_plan *plan, bool resize_shm, const char **step)
+rc_mounts_build_job (const struct rc_mount_plan *plan, const char **step)
 {
   int lower_fds[2] = { -1, -1 };
 
@@ -511,13 +750,11 @@ rc_mounts_build_job (const struct rc_mount_plan *plan, bool resize_shm, const ch
             FAIL ("open template");
         }
     }
-  /* A session directory is bound before /tmp is covered, in case it lives
-   * there; the overlay needs the fresh /tmp for its upper layer. */
-  if (plan->spec->workspace == RC_WORKSPACE_BIND && mount_workspace (plan, lower_fds, step) < 0)
+  if (mount_host_paths (plan->spec, step) < 0)
     return -1;
   if (mount_tmp (plan->spec, step) < 0)
     return -1;
-  if (plan->spec->workspace == RC_WORKSPACE_TEMPLATE && mount_workspace (plan, lower_fds, step) < 0)
+  if (mount_workspace (plan, lower_fds, step) < 0)
     return -1;
   /* The overlay holds its own references to the lowers. */
   if (lower_fds[0] >= 0)
@@ -526,27 +763,19 @@ rc_mounts_build_job (const struct rc_mount_plan *plan, bool resize_shm, const ch
     close (lower_fds[1]);
   if (mount_caches (plan->spec, step) < 0)
     return -1;
-  if (resize_shm && shm_bytes_of (plan->spec) != DEFAULT_TMP_BYTES)
-    {
-      char opts[96];
-      snprintf (opts, sizeof opts, "size=%llu,nr_inodes=4096,mode=1777",
-                (unsigned long long)shm_bytes_of (plan->spec));
-      if (mount (NULL, "/dev/shm", NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, opts) < 0)
-        FAIL ("resize /dev/shm");
-    }
-  if (mask_secrets (plan, step) < 0)
-    return -1;
   if (mount_cgroup (plan, step) < 0)
     return -1;
-  return 0;
+  if (seal_root (plan, step) < 0)
+    return -1;
+  return enter_root (step);
 }
 
 int
 rc_mounts_build (const struct rc_mount_plan *plan, const char **step)
 {
-  if (rc_mounts_build_base (shm_bytes_of (plan->spec), step) < 0)
+  if (rc_mounts_build_base (step) < 0)
     return -1;
-  return rc_mounts_build_job (plan, false, step);
+  return rc_mounts_build_job (plan, step);
 }
 
 int

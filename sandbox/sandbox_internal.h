@@ -44,8 +44,8 @@ struct rc_sandbox
   bool have_seccomp;
   struct rc_cgroup_slot **slots; /* opened lazily, cfg->concurrency entries */
   unsigned n_slots;
-  bool *slot_verified;         /* the uid scan passed once for this slot */
-  pid_t *dying_init;           /* per slot: an init killed but not yet reaped, or 0 */
+  bool *slot_verified; /* the uid scan passed once for this slot */
+  pid_t *dying_init;   /* per slot: an init killed but not yet reaped, or 0 */
   /* A pre-started init waiting for the next job (spawn.c), when enabled. */
   enum rc_prestart prestart;
   pid_t warm_pid; /* 0: none */
@@ -77,8 +77,7 @@ int rc_unsandboxed_run (struct rc_sandbox *sb, const struct rc_job_spec *spec,
 struct rc_mount_plan
 {
   const struct rc_job_spec *spec;
-  const char *skel_dir;  /* RC_WORKSPACE_TEMPLATE */
-  const char *state_dir; /* masked */
+  const char *skel_dir; /* RC_WORKSPACE_TEMPLATE */
   enum rc_cgroup_mode cgmode;
   uid_t uid;
   gid_t gid;
@@ -87,10 +86,10 @@ struct rc_mount_plan
  * returns -1 with errno set and *step naming the failed step. */
 int rc_mounts_build (const struct rc_mount_plan *plan, const char **step);
 /* The same in two halves, for a pre-started init: the base owes nothing to
- * the job; the job half needs the slot's namespaces joined first and, with
- * resize_shm, gives /dev/shm the job's size. */
-int rc_mounts_build_base (uint64_t shm_bytes, const char **step);
-int rc_mounts_build_job (const struct rc_mount_plan *plan, bool resize_shm, const char **step);
+ * the job; the job half needs the slot's namespaces joined first, and ends
+ * with the pivot into the job's own root. */
+int rc_mounts_build_base (const char **step);
+int rc_mounts_build_job (const struct rc_mount_plan *plan, const char **step);
 /* Puts the loopback interface up (the fresh netns has only lo, down). */
 int rc_net_lo_up (void);
 
@@ -140,7 +139,7 @@ struct rc_watch
   struct rc_step_result *res;
   /* combined output budget shared by the steps of a job */
   uint64_t *output_used;
-  bool killed; /* out: a limit killed the sandbox (later steps cannot run) */
+  bool killed;           /* out: a limit killed the sandbox (later steps cannot run) */
   enum rc_outcome fired; /* the first limit that fired, or NONE */
 };
 int rc_watch_run (struct rc_watch *w, rc_err_t *err);

@@ -448,7 +448,7 @@ static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, in
   memset (job.fds, 0xff, sizeof job.fds);
   warm_close_others (sb, ctl);
   init_common (&job);
-  if (rc_mounts_build_base (0, &step) < 0)
+  if (rc_mounts_build_base (&step) < 0)
     init_fail (&job, step, errno);
 
   do
@@ -483,7 +483,7 @@ static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, in
         init_fail (&job, "pre-started init: pipes", EPROTO);
     }
   init_join_slot (&job, true);
-  if (rc_mounts_build_job (&job.plan, true, &step) < 0)
+  if (rc_mounts_build_job (&job.plan, &step) < 0)
     init_fail (&job, step, errno);
   init_serve (&job);
 }
@@ -800,7 +800,6 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
    * this slot must be gone before the next one uses its cgroup. */
   rc_sandbox_reap_dying (sb, spec->slot);
   job.plan.spec = spec;
-  job.plan.state_dir = sb->cfg->state_dir;
   job.plan.cgmode = sb->cgmode;
   job.plan.uid = rc_slot_uid (sb->cfg, spec->slot);
   job.plan.gid = job.plan.uid;

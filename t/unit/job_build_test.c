@@ -1,7 +1,8 @@
 /* job_build_test.c - the one job builder, for each of its four callers:
  * /run (RC_JOB_CONTRACT), /v1/execute (RC_JOB_EXECUTE, template workspace),
  * sessions (RC_JOB_EXECUTE, bound workspace) and `runcell exec`
- * (RC_JOB_COMMAND): files, argv, env, limits and the one RLIMIT_CPU. */
+ * (RC_JOB_COMMAND): files, argv, env, limits, the one RLIMIT_CPU and the
+ * host paths of the job's root. */
 #include <config.h>
 
 #include "common/job_build.h"
@@ -287,6 +288,57 @@ test_command (void)
   rc_lang_free (&py);
 }
 
+/* The job's root: the manifest's hostPaths for every kind, and the
+ * language directory for /v1/execute and sessions ($RUNCELL_LANG_DIR). */
+static void
+test_host_paths (void)
+{
+  static const char *const JS
+      = "{\"slug\":\"js\",\"solutionFile\":\"solution.js\",\"hostPaths\":[\"/opt/runcell/node\"],"
+        "\"execute\":{\"run\":\"node \\\"$MAIN\\\"\",\"main\":\"main.js\"}}";
+  struct rc_lang js, py;
+  struct rc_config cfg;
+  struct rc_job job;
+  struct rc_job_request req = { 0 };
+  struct rc_file f = { "main.js", "1", 1, 0644 };
+  rc_err_t err = NULL;
+
+  config (&cfg);
+  if (load (&js, JS) < 0 || load (&py, PY) < 0)
+    {
+      tap_ok (0, "manifests parse");
+      return;
+    }
+  req.kind = RC_JOB_CONTRACT;
+  req.limits.wall_ms = 1000;
+  tap_ok (rc_job_build (&job, &js, &req, &cfg, &err) == 0 && job.spec.n_host_paths == 1
+              && strcmp (job.spec.host_paths[0], "/opt/runcell/node") == 0,
+          "host paths: /run binds the manifest's hostPaths (the template is the workspace)");
+  rc_job_free (&job);
+  tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0 && job.spec.n_host_paths == 0
+              && job.spec.host_paths == NULL,
+          "host paths: none for a language without any");
+  rc_job_free (&job);
+  req.kind = RC_JOB_EXECUTE;
+  req.files = &f;
+  req.n_files = 1;
+  tap_ok (rc_job_build (&job, &js, &req, &cfg, &err) == 0 && job.spec.n_host_paths == 2
+              && strcmp (job.spec.host_paths[0], "/opt/runcell/node") == 0
+              && strcmp (job.spec.host_paths[1], "/langs/x") == 0,
+          "host paths: /v1/execute adds the language directory");
+  rc_job_free (&job);
+  req.workspace = RC_WORKSPACE_BIND;
+  req.bind_dirfd = 0;
+  req.files = NULL;
+  req.n_files = 0;
+  tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0 && job.spec.n_host_paths == 1
+              && strcmp (job.spec.host_paths[0], "/langs/x") == 0,
+          "host paths: a session sees its language directory");
+  rc_job_free (&job);
+  rc_lang_free (&js);
+  rc_lang_free (&py);
+}
+
 int
 main (void)
 {
@@ -297,5 +349,6 @@ main (void)
   test_execute ();
   test_session ();
   test_command ();
+  test_host_paths ();
   return tap_done ();
 }
