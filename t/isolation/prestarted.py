@@ -21,7 +21,7 @@ import tap
 
 FILES = ["readonly.py", "tmp.py", "environ.py", "creds.py", "fds.py", "proc.py",
          "namespaces.py", "dev.py", "cgroup.py", "limits.py", "concurrent.py", "daemon.py",
-         "hostmounts.py", "memory.py", "coredump.py"]
+         "hostmounts.py", "memory.py", "coredump.py", "root.py"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 t = tap.Tap()
