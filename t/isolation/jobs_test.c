@@ -298,7 +298,7 @@ main (void)
     static const char *const s1[]
         = { "/bin/sh", "-c", "cat \"$C/warm\" && echo job > \"$C/new\" && cat \"$C/new\"", NULL };
     static const char *const s2[] = { "/bin/sh", "-c", "ls -A \"$C\"", NULL };
-    char cache[] = "/var/tmp/rc-jobs-cache-XXXXXX", path[128], envc[160];
+    char cache[] = "/var/cache/rc-jobs-cache-XXXXXX", path[128], envc[160];
     const char *overlays[2];
     const char *cenv[] = { "PATH=/usr/bin:/bin", envc, NULL };
     struct rc_step steps[1] = { step (s1) };

@@ -11,7 +11,7 @@ import isolib
 t = isolib.start(plan=8, uid_base=30000)
 EROFS = 30
 
-for path in ("/usr/runcell-probe", "/etc/runcell-probe", "/var/tmp/runcell-probe"):
+for path in ("/usr/runcell-probe", "/etc/runcell-probe", "/var/runcell-probe"):
     r = isolib.run(["./probe", "open", path], probe=True)
     t.eq(r.out.strip(), "errno %d" % EROFS, "write to %s fails with EROFS" % path, r)
 
