@@ -266,7 +266,7 @@ make_mountpoint (const char *p, bool dir)
  * nodev.  A symlink is copied as a symlink (its target resolves inside the
  * new root); a missing path is skipped. */
 static int
-bind_host (const char *p)
+bind_host (const char *p, bool seal)
 {
   char target[PATH_MAX];
   struct stat st;
@@ -289,7 +289,7 @@ bind_host (const char *p)
     return -1;
   if (mount (p, target, NULL, MS_BIND | MS_REC, NULL) < 0)
     return -1;
-  return make_readonly (target, true);
+  return seal ? make_readonly (target, true) : 0;
 }
 
 static int
@@ -308,6 +308,18 @@ write_text (const char *path, const char *text)
       return -1;
     }
   return 0;
+}
+
+/* Clears read-only on the root's own tmpfs only (not the binds in it). */
+static int
+unseal_root (void)
+{
+  struct rc_mount_attr attr = { .attr_clr = RC_MOUNT_ATTR_RDONLY };
+  if (rc_mount_setattr (AT_FDCWD, NR, 0, &attr) == 0)
+    return 0;
+  if (errno != ENOSYS)
+    return -1;
+  return mount (NULL, NR, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL);
 }
 
 /* The skeleton of the new root: a small tmpfs on NR holding /usr, the
@@ -334,10 +346,10 @@ mount_root (const char **step)
     if (mkdir (dirs[i], 0755) < 0)
       FAIL ("mkdir root");
   for (i = 0; i < sizeof top / sizeof top[0]; i++)
-    if (bind_host (top[i]) < 0)
+    if (bind_host (top[i], false) < 0)
       FAIL ("bind /usr");
   for (i = 0; i < sizeof etc / sizeof etc[0]; i++)
-    if (bind_host (etc[i]) < 0)
+    if (bind_host (etc[i], false) < 0)
       FAIL ("bind /etc");
   /* /var/tmp is written by some toolchains: the job's /tmp, same budget. */
   if (symlink ("/tmp", NR "/var/tmp") < 0)
@@ -347,9 +359,13 @@ mount_root (const char **step)
           < 0
       || write_text (NR "/etc/hosts", "127.0.0.1\tlocalhost runcell\n::1\tlocalhost\n") < 0)
     FAIL ("write /etc");
-  /* The empty read-only file bound over /proc's side channels. */
-  if (write_text (NR "/etc/.empty", "") < 0)
-    FAIL ("write /etc");
+  /* One call makes the root and every bind in it read-only, nosuid and
+   * nodev; the root's own tmpfs is made writable again for the job half
+   * (passwd, mount points), which seals it (seal_root). */
+  if (make_readonly (NR, true) < 0)
+    FAIL ("read-only root");
+  if (unseal_root () < 0)
+    FAIL ("writable root");
   return 0;
 }
 
@@ -390,7 +406,7 @@ mount_host_paths (const struct rc_job_spec *spec, const char **step)
         }
       if (strncmp (p, "/usr/", 5) == 0)
         continue; /* already there */
-      if (bind_host (p) < 0)
+      if (bind_host (p, true) < 0)
         FAIL ("bind host path");
     }
   return 0;
@@ -588,24 +604,26 @@ mount_dev (const char **step)
       if (symlink (links[i].target, path) < 0)
         FAIL ("symlink /dev");
     }
+  /* The empty file bound over /proc's side channels: a bind copies the
+   * flags of its source's mount, so binds of it are read-only too. */
+  if (write_text (NR "/dev/.empty", "") < 0 || chmod (NR "/dev/.empty", 0444) < 0)
+    FAIL ("write /dev/.empty");
   if (mount (NULL, NR "/dev", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
     FAIL ("remount /dev");
   return 0;
 }
 
-/* Hides a regular file behind the root's empty file, bound read-only:
- * reads see nothing and writes fail (/dev/null would accept them); 0 when
- * there is none. */
+/* Hides a regular file behind the empty file of the read-only /dev: reads
+ * see nothing, and the bind inherits read-only from its source's mount, so
+ * writes fail with EROFS (/dev/null would accept them); one mount each.
+ * 0 when there is no such file. */
 static int
 mask_file (const char *path)
 {
   struct stat st;
   if (lstat (path, &st) < 0 || !S_ISREG (st.st_mode))
     return 0;
-  if (mount (NR "/etc/.empty", path, NULL, MS_BIND, NULL) < 0)
-    return -1;
-  return mount (NULL, path, NULL,
-                MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+  return mount (NR "/dev/.empty", path, NULL, MS_BIND, NULL);
 }
 
 static int
