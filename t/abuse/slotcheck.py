@@ -7,8 +7,9 @@ Everything here looks at the host from outside the sandbox:
     cpuacct, or the v2 unified tree);
   - the host mount table (/proc/self/mountinfo: the jobs' mounts live in
     their own namespaces, so the host's must never change);
-  - canary files the sandbox can see read-only (/var/tmp is not hidden by
-    the job's /tmp), one standing in for a template file, plus kernel
+  - canary files under the host's /var/tmp (in the job's own root /var/tmp
+    is the job's /tmp, so a job aiming at them by name finds nothing, and
+    must not reach them), one standing in for a template file, plus kernel
     settings a job would love to change (core_pattern, hostname):
     content hash and metadata;
   - /proc/key-users: no key owned by a slot uid may outlive a job.
@@ -119,8 +120,8 @@ def key_users(uids):
 
 class Canaries:
     """Files outside the sandbox that must never change.  The directory is
-    under /var/tmp, visible (read-only) inside the sandbox, so hostile
-    programs can aim at it by name."""
+    under the host's /var/tmp; hostile programs aim at it by name (in the
+    job's own root that name resolves inside the job's /tmp)."""
 
     def __init__(self, extra=()):
         self.dir = None
