@@ -68,7 +68,7 @@
 /* The host directory the new root is built on (then pivoted into). */
 #define NR "/sandbox"
 #define RUNNER_DIR "/tmp/.runner"
-#define SHM_DIR "/tmp/.shm"
+#define SHM_DIR RC_ROOT_SHM_DIR
 #define DEFAULT_TMP_BYTES (64ULL << 20)
 
 #define FAIL(s)                                                                                    \
@@ -226,88 +226,27 @@ nr_path (char *buf, size_t size, const char *p)
   return 0;
 }
 
-/* Creates the mount point of host path p below NR: its parents as
- * directories, p itself like the host's (a directory or an empty file).
- * A component that exists as anything but a directory stops it (no
- * symlink of the new root is ever followed). */
+/* Binds for the fallback root: plain binds, made read-only with the root
+ * in one recursive call (mount_root). */
 static int
-make_mountpoint (const char *p, bool dir)
-{
-  char path[PATH_MAX];
-  struct stat st;
-  size_t i, base = strlen (NR);
-  if (nr_path (path, sizeof path, p) < 0)
-    return -1;
-  for (i = base + 1; path[i]; i++)
-    if (path[i] == '/')
-      {
-        path[i] = '\0';
-        if (mkdir (path, 0755) < 0 && errno != EEXIST)
-          return -1;
-        if (lstat (path, &st) < 0)
-          return -1;
-        if (!S_ISDIR (st.st_mode))
-          {
-            errno = ENOTDIR;
-            return -1;
-          }
-        path[i] = '/';
-      }
-  if (dir)
-    return mkdir (path, 0755) < 0 && errno != EEXIST ? -1 : 0;
-  i = (size_t)open (path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0444);
-  if ((int)i < 0)
-    return errno == EEXIST ? 0 : -1;
-  close ((int)i);
-  return 0;
-}
-
-/* Binds host path p at the same place in the new root, read-only, nosuid,
- * nodev.  A symlink is copied as a symlink (its target resolves inside the
- * new root); a missing path is skipped. */
-static int
-bind_host (const char *p, bool seal)
+nr_bind (const struct rc_root_builder *b, const char *host, const char *rel)
 {
   char target[PATH_MAX];
-  struct stat st;
-  if (lstat (p, &st) < 0)
-    return errno == ENOENT ? 0 : -1;
-  if (nr_path (target, sizeof target, p) < 0)
+  (void)b;
+  if (nr_path (target, sizeof target, host) < 0)
     return -1;
-  if (S_ISLNK (st.st_mode))
-    {
-      char link[PATH_MAX];
-      ssize_t k = readlink (p, link, sizeof link - 1);
-      if (k < 0)
-        return -1;
-      link[k] = '\0';
-      if (make_mountpoint (p, true) < 0 || rmdir (target) < 0)
-        return -1;
-      return symlink (link, target);
-    }
-  if (make_mountpoint (p, S_ISDIR (st.st_mode)) < 0)
-    return -1;
-  if (mount (p, target, NULL, MS_BIND | MS_REC, NULL) < 0)
-    return -1;
-  return seal ? make_readonly (target, true) : 0;
+  (void)rel;
+  return mount (host, target, NULL, MS_BIND | MS_REC, NULL);
 }
 
+/* Binds of the job's own host paths: read-only, nosuid, nodev each. */
 static int
-write_text (const char *path, const char *text)
+nr_bind_sealed (const struct rc_root_builder *b, const char *host, const char *rel)
 {
-  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  size_t n = strlen (text);
-  ssize_t k;
-  if (fd < 0)
+  char target[PATH_MAX];
+  if (nr_bind (b, host, rel) < 0 || nr_path (target, sizeof target, host) < 0)
     return -1;
-  k = write (fd, text, n);
-  close (fd);
-  if (k != (ssize_t)n)
-    {
-      errno = EIO;
-      return -1;
-    }
-  return 0;
+  return make_readonly (target, true);
 }
 
 /* Clears read-only on the root's own tmpfs only (not the binds in it). */
@@ -322,46 +261,32 @@ unseal_root (void)
   return mount (NULL, NR, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL);
 }
 
-/* The skeleton of the new root: a small tmpfs on NR holding /usr, the
- * merged-usr links as the host has them, the /etc a toolchain needs and
- * the mount points of the rest.  Nothing else of the host is in it. */
 static int
-mount_root (const char **step)
+open_nr (void)
 {
-  /* The top-level links or directories of a (merged-)usr layout. */
-  static const char *const top[]
-      = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
-  /* What dynamic linking, TLS and timezone lookups read; the rest of
-   * /etc (shadow, nginx, the operator's files) stays out. */
-  static const char *const etc[]
-      = { "/etc/ld.so.cache", "/etc/localtime",       "/etc/alternatives",
-          "/etc/ssl",         "/etc/ca-certificates", "/etc/os-release" };
-  static const char *const dirs[]
-      = { NR "/etc", NR "/tmp", NR "/dev", NR "/proc", NR "/sys", NR "/sandbox", NR "/var" };
-  size_t i;
+  return open (NR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* The fallback when there is no template (root_template.c): the same
+ * root built here, on a small tmpfs on NR, with mount(2). */
+static int
+mount_root (uid_t first_uid, unsigned n_uids, const char **step)
+{
+  struct rc_root_builder b = { .rootfd = -1, .bind = nr_bind };
+  int r;
 
   if (mount ("tmpfs", NR, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=1024,mode=0755") < 0)
     FAIL ("tmpfs root");
-  for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-    if (mkdir (dirs[i], 0755) < 0)
-      FAIL ("mkdir root");
-  for (i = 0; i < sizeof top / sizeof top[0]; i++)
-    if (bind_host (top[i], false) < 0)
-      FAIL ("bind /usr");
-  for (i = 0; i < sizeof etc / sizeof etc[0]; i++)
-    if (bind_host (etc[i], false) < 0)
-      FAIL ("bind /etc");
-  /* /var/tmp is written by some toolchains: the job's /tmp, same budget. */
-  if (symlink ("/tmp", NR "/var/tmp") < 0)
-    FAIL ("symlink /var/tmp");
-  if (write_text (NR "/etc/nsswitch.conf", "passwd: files\ngroup: files\nshadow: files\n"
-                                           "hosts: files\nservices: files\nprotocols: files\n")
-          < 0
-      || write_text (NR "/etc/hosts", "127.0.0.1\tlocalhost runcell\n::1\tlocalhost\n") < 0)
-    FAIL ("write /etc");
+  b.rootfd = open_nr ();
+  if (b.rootfd < 0)
+    FAIL ("open root");
+  r = rc_root_populate (&b, first_uid, n_uids, step);
+  close (b.rootfd);
+  if (r < 0)
+    return -1;
   /* One call makes the root and every bind in it read-only, nosuid and
    * nodev; the root's own tmpfs is made writable again for the job half
-   * (passwd, mount points), which seals it (seal_root). */
+   * (mount points), which seals it (seal_root). */
   if (make_readonly (NR, true) < 0)
     FAIL ("read-only root");
   if (unseal_root () < 0)
@@ -369,46 +294,47 @@ mount_root (const char **step)
   return 0;
 }
 
-/* passwd and group name root, nobody and the job's uid (whoami, getpwuid
- * in a JVM or Python need an entry), then the root becomes read-only. */
 static int
-seal_root (const struct rc_mount_plan *plan, const char **step)
+seal_root (const char **step)
 {
-  char text[512];
-  snprintf (text, sizeof text,
-            "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-            "runner:x:%u:%u:runcell job:/sandbox:/bin/sh\n"
-            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-            (unsigned)plan->uid, (unsigned)plan->gid);
-  if (write_text (NR "/etc/passwd", text) < 0)
-    FAIL ("write /etc/passwd");
-  snprintf (text, sizeof text, "root:x:0:\nrunner:x:%u:\nnogroup:x:65534:\n", (unsigned)plan->gid);
-  if (write_text (NR "/etc/group", text) < 0)
-    FAIL ("write /etc/group");
   if (mount (NULL, NR, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
     FAIL ("read-only root");
   return 0;
 }
 
 /* Every host path the language declares, bound read-only (missing ones
- * are skipped: a toolchain that is not installed). */
+ * are skipped: a toolchain that is not installed).  With a template the
+ * mount points are there already (rc_root_template_prepare). */
 static int
 mount_host_paths (const struct rc_job_spec *spec, const char **step)
 {
+  struct rc_root_builder b = { .rootfd = -1, .bind = nr_bind_sealed };
   size_t i;
-  for (i = 0; i < spec->n_host_paths; i++)
+  int r = 0;
+  if (spec->n_host_paths == 0)
+    return 0;
+  b.rootfd = open_nr ();
+  if (b.rootfd < 0)
+    FAIL ("open root");
+  for (i = 0; r == 0 && i < spec->n_host_paths; i++)
     {
       const char *p = spec->host_paths[i];
-      if (p == NULL || p[0] != '/' || strstr (p, "/../") != NULL)
+      if (!rc_root_host_path_ok (p))
         {
           errno = EINVAL;
-          FAIL ("host path");
+          r = -1;
         }
-      if (strncmp (p, "/usr/", 5) == 0)
-        continue; /* already there */
-      if (bind_host (p, true) < 0)
-        FAIL ("bind host path");
+      else if (strncmp (p, "/usr/", 5) != 0) /* else already there */
+        r = rc_root_add_host_path (&b, p, true);
     }
+  if (r < 0)
+    {
+      int saved = errno;
+      close (b.rootfd);
+      errno = saved;
+      FAIL ("bind host path");
+    }
+  close (b.rootfd);
   return 0;
 }
 
@@ -558,8 +484,14 @@ mount_caches (const struct rc_job_spec *spec, const char **step)
       /* The merged root takes the upper's attributes: mirror the cache. */
       if (chown (upper, st.st_uid, st.st_gid) < 0 || chmod (upper, st.st_mode & 07777) < 0)
         FAIL ("chown cache overlay");
-      if (make_mountpoint (p, true) < 0 || nr_path (target, sizeof target, p) < 0)
-        FAIL ("cache overlay mount point");
+      {
+        struct rc_root_builder b = { .rootfd = open_nr (), .bind = NULL };
+        int r = b.rootfd < 0 ? -1 : rc_root_add_host_path (&b, p, false);
+        if (b.rootfd >= 0)
+          close (b.rootfd);
+        if (r < 0 || nr_path (target, sizeof target, p) < 0)
+          FAIL ("cache overlay mount point");
+      }
       snprintf (opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,nosuid,nodev", p, upper,
                 work);
       if (lm_mount ("overlay", target, "overlay", opts) < 0)
@@ -571,43 +503,17 @@ mount_caches (const struct rc_job_spec *spec, const char **step)
 static int
 mount_dev (const char **step)
 {
-  static const struct
-  {
-    const char *name;
-    unsigned minor;
-  } nodes[] = { { "null", 3 }, { "zero", 5 }, { "full", 7 }, { "random", 8 }, { "urandom", 9 } };
-  static const struct
-  {
-    const char *target, *name;
-  } links[] = { { "/proc/self/fd", "fd" },
-                { "/proc/self/fd/0", "stdin" },
-                { "/proc/self/fd/1", "stdout" },
-                { "/proc/self/fd/2", "stderr" },
-                { SHM_DIR, "shm" } };
-  char path[64];
-  size_t i;
-
-  /* Device nodes are made, not bound from the host /dev: no host inode is
-   * ever exposed, and mknod is cheaper than a bind mount. */
+  int devfd, r;
   if (mount ("tmpfs", NR "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,nr_inodes=64,mode=0755")
       < 0)
     FAIL ("tmpfs /dev");
-  for (i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
-    {
-      snprintf (path, sizeof path, NR "/dev/%s", nodes[i].name);
-      if (mknod (path, S_IFCHR | 0666, makedev (1, nodes[i].minor)) < 0)
-        FAIL ("mknod /dev");
-    }
-  for (i = 0; i < sizeof links / sizeof links[0]; i++)
-    {
-      snprintf (path, sizeof path, NR "/dev/%s", links[i].name);
-      if (symlink (links[i].target, path) < 0)
-        FAIL ("symlink /dev");
-    }
-  /* The empty file bound over /proc's side channels: a bind copies the
-   * flags of its source's mount, so binds of it are read-only too. */
-  if (write_text (NR "/dev/.empty", "") < 0 || chmod (NR "/dev/.empty", 0444) < 0)
-    FAIL ("write /dev/.empty");
+  devfd = open (NR "/dev", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (devfd < 0)
+    FAIL ("open /dev");
+  r = rc_root_fill_dev (devfd, step);
+  close (devfd);
+  if (r < 0)
+    return -1;
   if (mount (NULL, NR "/dev", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
     FAIL ("remount /dev");
   return 0;
@@ -732,27 +638,44 @@ enter_root (const char **step)
 
 /* The half of the view that owes nothing to the job, its slot or its
  * network namespace: what a pre-started init (spawn.c) builds before a
- * job exists.  The new root is built below NR (the host's empty
- * /sandbox, only ever a mount point) and entered at the end of the job
- * half, once the workspace's lowers, named in the old root, are mounted. */
+ * job exists.  The new root is the worker's template clone (root_fd),
+ * attached on NR (the host's empty /sandbox, only ever a mount point), or
+ * built there; it is entered at the end of the job half, once the
+ * workspace's lowers, named in the old root, are mounted. */
 int
-rc_mounts_build_base (const char **step)
+rc_mounts_build_base (int root_fd, uid_t first_uid, unsigned n_uids, const char **step)
 {
   if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-    FAIL ("make / private");
-  if (mount_root (step) < 0)
-    return -1;
-  if (mount_dev (step) < 0)
-    return -1;
+    {
+      if (root_fd >= 0)
+        close (root_fd);
+      FAIL ("make / private");
+    }
+  if (root_fd >= 0)
+    {
+      int r = rc_move_mount (root_fd, "", AT_FDCWD, NR, RC_MOVE_MOUNT_F_EMPTY_PATH), saved = errno;
+      close (root_fd);
+      errno = saved;
+      if (r < 0)
+        FAIL ("attach root");
+    }
+  else
+    {
+      if (mount_root (first_uid, n_uids, step) < 0)
+        return -1;
+      if (mount_dev (step) < 0)
+        return -1;
+    }
   if (mount_proc (step) < 0)
     return -1;
   return 0;
 }
 
 /* The job's half: host paths, workspace, caches, /sys (after the init
- * joined the slot's network and cgroup namespaces), then the pivot. */
+ * joined the slot's network and cgroup namespaces), then the pivot.  A
+ * cloned root is read-only already; a built one is sealed here. */
 int
-rc_mounts_build_job (const struct rc_mount_plan *plan, const char **step)
+rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, const char **step)
 {
   int lower_fds[2] = { -1, -1 };
 
@@ -783,7 +706,7 @@ rc_mounts_build_job (const struct rc_mount_plan *plan, const char **step)
     return -1;
   if (mount_cgroup (plan, step) < 0)
     return -1;
-  if (seal_root (plan, step) < 0)
+  if (!root_cloned && seal_root (step) < 0)
     return -1;
   return enter_root (step);
 }
@@ -791,9 +714,9 @@ rc_mounts_build_job (const struct rc_mount_plan *plan, const char **step)
 int
 rc_mounts_build (const struct rc_mount_plan *plan, const char **step)
 {
-  if (rc_mounts_build_base (step) < 0)
+  if (rc_mounts_build_base (plan->root_fd, plan->first_uid, plan->n_uids, step) < 0)
     return -1;
-  return rc_mounts_build_job (plan, step);
+  return rc_mounts_build_job (plan, plan->root_fd >= 0, step);
 }
 
 int

@@ -232,6 +232,7 @@ rc_sandbox_open (struct rc_sandbox **out, const struct rc_config *cfg, enum rc_s
     return rc_error_set (err, ENOMEM, "sandbox open");
   sb->cfg = cfg;
   sb->warm_ctl = -1;
+  sb->root_tpl = -1;
   sb->mode = mode;
   if (mode == RC_SANDBOX_ISOLATED)
     {
@@ -273,6 +274,7 @@ rc_sandbox_close (struct rc_sandbox *sb)
   if (sb == NULL)
     return;
   rc_sandbox_warm_stop (sb);
+  rc_root_template_close (sb);
   rc_job_arena_free (sb->arena);
   for (i = 0; sb->dying_init && i < sb->n_slots; i++)
     rc_sandbox_reap_dying (sb, (int)i);

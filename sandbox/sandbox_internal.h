@@ -54,6 +54,11 @@ struct rc_sandbox
   int *netns;                  /* per slot: fd of its pre-made network namespace */
   struct rc_skel_entry *skels; /* template dir -> skeleton dir cache */
   size_t n_skels;
+  /* The job root's template (root_template.c): a detached mount tree of
+   * this process, -1 until the first job; unavailable: per-job roots. */
+  int root_tpl;
+  pid_t root_tpl_pid;
+  bool root_tpl_unavailable;
 };
 
 /* sandbox.c */
@@ -81,15 +86,48 @@ struct rc_mount_plan
   enum rc_cgroup_mode cgmode;
   uid_t uid;
   gid_t gid;
+  /* A clone of the worker's root template, or -1: build the root here. */
+  int root_fd;
+  uid_t first_uid; /* passwd names first_uid .. first_uid + n_uids - 1 */
+  unsigned n_uids;
 };
 /* Runs in the namespace init (root, private mount namespace).  On failure
  * returns -1 with errno set and *step naming the failed step. */
 int rc_mounts_build (const struct rc_mount_plan *plan, const char **step);
 /* The same in two halves, for a pre-started init: the base owes nothing to
- * the job; the job half needs the slot's namespaces joined first, and ends
- * with the pivot into the job's own root. */
-int rc_mounts_build_base (const char **step);
-int rc_mounts_build_job (const struct rc_mount_plan *plan, const char **step);
+ * the job (it attaches root_fd, or builds the root when it is -1, and
+ * closes it); the job half needs the slot's namespaces joined first, and
+ * ends with the pivot into the job's own root. */
+int rc_mounts_build_base (int root_fd, uid_t first_uid, unsigned n_uids, const char **step);
+int rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, const char **step);
+
+/* root_template.c: what the job's root holds, and the worker's template
+ * of it.  A builder adds to the root below rootfd; bind attaches host path
+ * host at rel (relative to rootfd). */
+#define RC_ROOT_SHM_DIR "/tmp/.shm"
+struct rc_root_builder
+{
+  int rootfd;
+  int (*bind) (const struct rc_root_builder *b, const char *host, const char *rel);
+};
+/* An absolute path without . or .. components. */
+int rc_root_host_path_ok (const char *p);
+/* Host path p in the root like the host's: a symlink copied, a directory
+ * or empty file as its mount point, bound when bind is set; a missing
+ * path is skipped. */
+int rc_root_add_host_path (const struct rc_root_builder *b, const char *p, bool bind);
+/* Mount points, /usr and its links, /etc, passwd and group naming n_uids
+ * slot uids from first_uid. */
+int rc_root_populate (const struct rc_root_builder *b, uid_t first_uid, unsigned n_uids,
+                      const char **step);
+/* Device nodes, fd links, shm link and the empty mask file in /dev. */
+int rc_root_fill_dev (int devfd, const char **step);
+/* Worker side: the mount points spec needs, added to the template (0 and
+ * nothing done when there is no template). */
+int rc_root_template_prepare (struct rc_sandbox *sb, const struct rc_job_spec *spec, rc_err_t *err);
+/* A clone of the template for one job's init, or -1 (build it there). */
+int rc_root_template_clone (struct rc_sandbox *sb);
+void rc_root_template_close (struct rc_sandbox *sb);
 /* Puts the loopback interface up (the fresh netns has only lo, down). */
 int rc_net_lo_up (void);
 

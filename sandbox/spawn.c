@@ -400,9 +400,9 @@ cmp_int (const void *a, const void *b)
 #define KEEP_PER_SLOT 33 /* its netns, and room for every hierarchy's fds */
 
 static void
-warm_close_others (struct rc_sandbox *sb, int ctl)
+warm_close_others (struct rc_sandbox *sb, int ctl, int root_fd)
 {
-  size_t cap = 1 + (size_t)sb->n_slots * KEEP_PER_SLOT, n = 0, i;
+  size_t cap = 2 + (size_t)sb->n_slots * KEEP_PER_SLOT, n = 0, i;
   int *keep = malloc (cap * sizeof (int));
   unsigned from = 3;
 
@@ -410,6 +410,8 @@ warm_close_others (struct rc_sandbox *sb, int ctl)
   if (keep == NULL)
     _exit (127); /* the worker sees it dead and takes the cold path */
   keep[n++] = ctl;
+  if (root_fd >= 0)
+    keep[n++] = root_fd;
   for (i = 0; i < sb->n_slots; i++)
     {
       if (sb->netns[i] >= 0)
@@ -430,7 +432,7 @@ warm_close_others (struct rc_sandbox *sb, int ctl)
   free (keep);
 }
 
-static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, int ctl)
+static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, int ctl, int root_fd)
 {
   struct rc_job job = { .sb = sb, .ctl_w = -1, .ctl_i = ctl, .init_pid = -1 };
   int fds[RC_SANDBOX_MAX_STEPS * 3];
@@ -446,9 +448,9 @@ static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, in
   ssize_t k;
 
   memset (job.fds, 0xff, sizeof job.fds);
-  warm_close_others (sb, ctl);
+  warm_close_others (sb, ctl, root_fd);
   init_common (&job);
-  if (rc_mounts_build_base (&step) < 0)
+  if (rc_mounts_build_base (root_fd, rc_slot_uid (sb->cfg, 0), sb->n_slots, &step) < 0)
     init_fail (&job, step, errno);
 
   do
@@ -483,7 +485,7 @@ static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, in
         init_fail (&job, "pre-started init: pipes", EPROTO);
     }
   init_join_slot (&job, true);
-  if (rc_mounts_build_job (&job.plan, &step) < 0)
+  if (rc_mounts_build_job (&job.plan, root_fd >= 0, &step) < 0)
     init_fail (&job, step, errno);
   init_serve (&job);
 }
@@ -496,7 +498,7 @@ warm_start (struct rc_sandbox *sb)
   struct rc_clone_args args = { .flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS,
                                 .exit_signal = SIGCHLD };
   struct rc_cgroup_slot *unused;
-  int sp[2];
+  int sp[2], root_fd;
   pid_t pid;
 
   if (sb->warm_pid > 0)
@@ -516,9 +518,12 @@ warm_start (struct rc_sandbox *sb)
     }
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
     return;
+  root_fd = rc_root_template_clone (sb);
   pid = rc_clone3 (&args);
   if (pid == 0)
-    warm_init_main (sb, sp[1]);
+    warm_init_main (sb, sp[1], root_fd);
+  if (root_fd >= 0)
+    close (root_fd);
   close (sp[1]);
   if (pid < 0)
     {
@@ -803,8 +808,15 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
   job.plan.cgmode = sb->cgmode;
   job.plan.uid = rc_slot_uid (sb->cfg, spec->slot);
   job.plan.gid = job.plan.uid;
+  job.plan.root_fd = -1;
+  job.plan.first_uid = rc_slot_uid (sb->cfg, 0);
+  job.plan.n_uids = sb->n_slots;
   if (spec->workspace == RC_WORKSPACE_TEMPLATE
       && rc_workspace_skeleton (sb, spec->template_dir, &job.plan.skel_dir, err) < 0)
+    return -1;
+  /* Before a pre-started init takes the job too: its clone shares the
+   * template's mount points. */
+  if (rc_root_template_prepare (sb, spec, err) < 0)
     return -1;
   if (rc_cgroup_slot_prepare (
           job.slot, spec->steps[0].limits.memory_bytes,
@@ -823,9 +835,11 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
         }
       job.ctl_w = sp[0];
       job.ctl_i = sp[1];
+      job.plan.root_fd = rc_root_template_clone (sb);
       job.init_pid = job_clone (&job, &need_attach, err);
       if (job.init_pid == 0)
         init_main (&job, need_attach);
+      close_fd (&job.plan.root_fd);
       if (job.init_pid < 0)
         goto out;
     }

@@ -39,6 +39,21 @@
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
 #endif
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#endif
+#ifndef __NR_move_mount
+#define __NR_move_mount 429
+#endif
+#ifndef __NR_fsopen
+#define __NR_fsopen 430
+#endif
+#ifndef __NR_fsconfig
+#define __NR_fsconfig 431
+#endif
+#ifndef __NR_fsmount
+#define __NR_fsmount 432
+#endif
 
 #ifndef CLONE_NEWCGROUP
 #define CLONE_NEWCGROUP 0x02000000
@@ -114,6 +129,50 @@ static inline int
 rc_pidfd_send_signal (int pidfd, int sig, siginfo_t *info, unsigned int flags)
 {
   return (int)syscall (__NR_pidfd_send_signal, pidfd, sig, info, flags);
+}
+
+/* The mount API of 5.2 (open_tree, move_mount, fsopen, fsconfig,
+ * fsmount), under our own constant names for the same <linux/mount.h>
+ * clash.  Mounting onto a detached tree and cloning one need a newer
+ * kernel (6.15 and later); older ones refuse with EINVAL, and the callers
+ * fall back to plain mount(2) (root_template.c). */
+#define RC_OPEN_TREE_CLONE 1U
+#define RC_OPEN_TREE_CLOEXEC O_CLOEXEC
+#define RC_MOVE_MOUNT_F_EMPTY_PATH 0x00000004U
+#define RC_FSOPEN_CLOEXEC 0x00000001U
+#define RC_FSMOUNT_CLOEXEC 0x00000001U
+#define RC_FSCONFIG_SET_STRING 1U
+#define RC_FSCONFIG_CMD_CREATE 6U
+
+static inline int
+rc_open_tree (int dirfd, const char *path, unsigned int flags)
+{
+  return (int)syscall (__NR_open_tree, dirfd, path, flags);
+}
+
+static inline int
+rc_move_mount (int from_dirfd, const char *from_path, int to_dirfd, const char *to_path,
+               unsigned int flags)
+{
+  return (int)syscall (__NR_move_mount, from_dirfd, from_path, to_dirfd, to_path, flags);
+}
+
+static inline int
+rc_fsopen (const char *fstype, unsigned int flags)
+{
+  return (int)syscall (__NR_fsopen, fstype, flags);
+}
+
+static inline int
+rc_fsconfig (int fd, unsigned int cmd, const char *key, const void *value, int aux)
+{
+  return (int)syscall (__NR_fsconfig, fd, cmd, key, value, aux);
+}
+
+static inline int
+rc_fsmount (int fd, unsigned int flags, unsigned int attr_flags)
+{
+  return (int)syscall (__NR_fsmount, fd, flags, attr_flags);
 }
 
 /* openat2: struct open_how and the RESOLVE_* flags. */
