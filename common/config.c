@@ -322,6 +322,7 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   cfg->timeout_default_ms = 30000;
   cfg->timeout_max_ms = 600000;
   cfg->pids_max = 512;
+  cfg->root_template = true;
   cfg->sandbox = true;
   cfg->max_files = 64;
   cfg->limit_max.wall_ms = 300000;
@@ -368,6 +369,8 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   if (rc_config_env_size (get, ud, "RUN_MEMORY_TOTAL_MAX", 0, &cfg->memory_total_max, err) < 0)
     goto fail;
   if (load_bool (get, ud, "ALLOW_SHUTDOWN", false, &cfg->allow_shutdown, err) < 0)
+    goto fail;
+  if (load_bool (get, ud, "RUN_ROOT_TEMPLATE", true, &cfg->root_template, err) < 0)
     goto fail;
   if (load_bool (get, ud, "RUN_PRESTART", false, &cfg->prestart, err) < 0)
     goto fail;

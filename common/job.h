@@ -155,6 +155,7 @@ struct rc_job_result
   size_t n_steps;
   uint64_t setup_us; /* time from start to the first exec, for metrics/bench */
   bool prestarted;   /* ran in an init started ahead of the job (spawn.c) */
+  bool root_cloned;  /* its root was a clone of the worker's template, not built */
 };
 void rc_job_result_free (struct rc_job_result *res);
 

@@ -286,11 +286,10 @@ mount_root (uid_t first_uid, unsigned n_uids, const char **step)
     return -1;
   /* One call makes the root and every bind in it read-only, nosuid and
    * nodev; the root's own tmpfs is made writable again for the job half
-   * (mount points), which seals it (seal_root). */
+   * (mount points) once /proc's masks are bound from it (the end of
+   * rc_mounts_build_base), and sealed again before the pivot. */
   if (make_readonly (NR, true) < 0)
     FAIL ("read-only root");
-  if (unseal_root () < 0)
-    FAIL ("writable root");
   return 0;
 }
 
@@ -519,7 +518,7 @@ mount_dev (const char **step)
   return 0;
 }
 
-/* Hides a regular file behind the empty file of the read-only /dev: reads
+/* Hides a regular file behind the empty file of the read-only root: reads
  * see nothing, and the bind inherits read-only from its source's mount, so
  * writes fail with EROFS (/dev/null would accept them); one mount each.
  * 0 when there is no such file. */
@@ -529,7 +528,7 @@ mask_file (const char *path)
   struct stat st;
   if (lstat (path, &st) < 0 || !S_ISREG (st.st_mode))
     return 0;
-  return mount (NR "/dev/.empty", path, NULL, MS_BIND, NULL);
+  return mount (NR RC_ROOT_MASK_FILE, path, NULL, MS_BIND, NULL);
 }
 
 static int
@@ -668,6 +667,8 @@ rc_mounts_build_base (int root_fd, uid_t first_uid, unsigned n_uids, const char 
     }
   if (mount_proc (step) < 0)
     return -1;
+  if (root_fd < 0 && unseal_root () < 0)
+    FAIL ("writable root");
   return 0;
 }
 

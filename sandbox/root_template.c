@@ -238,7 +238,11 @@ rc_root_populate (const struct rc_root_builder *b, uid_t first_uid, unsigned n_u
           < 0
       || write_at (b->rootfd, "etc/hosts", "127.0.0.1\tlocalhost runcell\n::1\tlocalhost\n", 0644)
              < 0
-      || write_accounts (b->rootfd, first_uid, n_uids) < 0)
+      || write_accounts (b->rootfd, first_uid, n_uids) < 0
+      /* The empty file bound over /proc's side channels (mounts.c), from
+       * the read-only root, so the binds are read-only too; the job's
+       * sysfs covers it. */
+      || write_at (b->rootfd, RC_ROOT_MASK_FILE + 1, "", 0444) < 0)
     {
       *step = "write /etc";
       return -1;
@@ -278,14 +282,6 @@ rc_root_fill_dev (int devfd, const char **step)
         *step = "symlink /dev";
         return -1;
       }
-  /* The empty file bound over /proc's side channels (mounts.c): a bind
-   * copies the flags of its source's mount, so binds of it are read-only
-   * too. */
-  if (write_at (devfd, ".empty", "", 0444) < 0)
-    {
-      *step = "write /dev/.empty";
-      return -1;
-    }
   return 0;
 }
 
@@ -420,7 +416,7 @@ static bool
 tpl_ready (struct rc_sandbox *sb)
 {
   const char *step = "template";
-  if (sb->root_tpl_unavailable)
+  if (sb->root_tpl_unavailable || !sb->cfg->root_template)
     return false;
   if (sb->root_tpl >= 0 && sb->root_tpl_pid == getpid ())
     return true;

@@ -50,6 +50,7 @@ struct rc_sandbox
   enum rc_prestart prestart;
   pid_t warm_pid; /* 0: none */
   int warm_ctl;   /* worker end of its control socket */
+  bool warm_root_cloned; /* it got a clone of the root template */
   struct rc_job_arena *arena;
   int *netns;                  /* per slot: fd of its pre-made network namespace */
   struct rc_skel_entry *skels; /* template dir -> skeleton dir cache */
@@ -105,6 +106,8 @@ int rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, con
  * of it.  A builder adds to the root below rootfd; bind attaches host path
  * host at rel (relative to rootfd). */
 #define RC_ROOT_SHM_DIR "/tmp/.shm"
+/* Empty, read-only, under the job's sysfs: the source of /proc masks. */
+#define RC_ROOT_MASK_FILE "/sys/.empty"
 struct rc_root_builder
 {
   int rootfd;
@@ -120,7 +123,7 @@ int rc_root_add_host_path (const struct rc_root_builder *b, const char *p, bool 
  * slot uids from first_uid. */
 int rc_root_populate (const struct rc_root_builder *b, uid_t first_uid, unsigned n_uids,
                       const char **step);
-/* Device nodes, fd links, shm link and the empty mask file in /dev. */
+/* Device nodes, fd links and the shm link in /dev. */
 int rc_root_fill_dev (int devfd, const char **step);
 /* Worker side: the mount points spec needs, added to the template (0 and
  * nothing done when there is no template). */

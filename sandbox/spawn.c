@@ -532,6 +532,7 @@ warm_start (struct rc_sandbox *sb)
     }
   sb->warm_pid = pid;
   sb->warm_ctl = sp[0];
+  sb->warm_root_cloned = root_fd >= 0;
 }
 
 void
@@ -826,6 +827,7 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
   if (job_pipes (&job, err) < 0)
     goto out;
   res->prestarted = warm_take (&job) == 1;
+  res->root_cloned = res->prestarted && sb->warm_root_cloned;
   if (!res->prestarted)
     {
       if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
@@ -836,6 +838,7 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
       job.ctl_w = sp[0];
       job.ctl_i = sp[1];
       job.plan.root_fd = rc_root_template_clone (sb);
+      res->root_cloned = job.plan.root_fd >= 0;
       job.init_pid = job_clone (&job, &need_attach, err);
       if (job.init_pid == 0)
         init_main (&job, need_attach);

@@ -28,6 +28,10 @@ PROBE = os.path.join(TOP_BUILD, "t", "isolation", "probe")
 # way a worker runs its jobs), and each job's summary must say so.
 PRESTART = os.environ.get("RC_ISOLATION_PRESTART") == "1"
 NOT_PRESTARTED = "isolib: a job did not run prestarted"
+# Set by root_built.py (with RUN_ROOT_TEMPLATE=0): every job's summary must
+# say its root was built, not cloned from the worker's template.
+ROOT_BUILT = os.environ.get("RC_ISOLATION_ROOT_BUILT") == "1"
+NOT_BUILT = "isolib: a job's root was not built"
 
 
 def start(plan, uid_base):
@@ -41,6 +45,8 @@ def start(plan, uid_base):
     if PRESTART:
         # Beside the same file's cold run (make -j): other uids.
         uid_base += 1000
+    if ROOT_BUILT:
+        uid_base += 2000
     os.environ["RUN_UID_BASE"] = str(uid_base)
     t.uid_base = uid_base
     return t
@@ -103,6 +109,8 @@ def finish(code, out, err, tmp):
     subprocess.run(["rm", "-rf", "--one-file-system", tmp])
     if PRESTART and summary is not None and summary.get("prestarted") is not True:
         print("%s: %r" % (NOT_PRESTARTED, summary), file=sys.stderr)
+    if ROOT_BUILT and summary is not None and summary.get("root") != "built":
+        print("%s: %r" % (NOT_BUILT, summary), file=sys.stderr)
     return Result(code, out, err, summary)
 
 

@@ -12,17 +12,14 @@ every job of it was prestarted.  unsandboxed.py is left out (no sandbox).
 """
 
 import os
-import re
-import subprocess
-import sys
 
 import isolib
+import rerun
 import tap
 
 FILES = ["readonly.py", "tmp.py", "environ.py", "creds.py", "fds.py", "proc.py",
          "namespaces.py", "dev.py", "cgroup.py", "limits.py", "concurrent.py", "daemon.py",
          "hostmounts.py", "memory.py", "coredump.py", "root.py"]
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 t = tap.Tap()
 if os.geteuid() != 0:
@@ -30,26 +27,6 @@ if os.geteuid() != 0:
     t.skip("the sandbox needs root", name="prestarted")
     t.exit()
 
-LINE = re.compile(r"^(ok|not ok) \d+ (?:- )?(.*)$")
-env = dict(os.environ, RC_ISOLATION_PRESTART="1")
-for name in FILES:
-    p = subprocess.run([sys.executable, os.path.join(HERE, name)], env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=900)
-    out = p.stdout.decode("utf-8", "replace")
-    err = p.stderr.decode("utf-8", "replace")
-    seen = 0
-    for line in out.splitlines():
-        m = LINE.match(line)
-        if not m:
-            continue
-        seen += 1
-        desc = "%s: %s" % (name, m.group(2))
-        if " # SKIP" in desc:
-            t.ok(False, desc + " (skipped: prestarted runs must not skip)")
-        else:
-            t.ok(m.group(1) == "ok", desc)
-    t.ok(p.returncode == 0 and seen > 0 and isolib.NOT_PRESTARTED not in err,
-         "%s: ran to its end (exit %d, %d results), every job prestarted" % (
-             name, p.returncode, seen),
-         err[-1500:])
+rerun.rerun(t, FILES, dict(os.environ, RC_ISOLATION_PRESTART="1"), isolib.NOT_PRESTARTED,
+            "every job prestarted")
 t.exit()

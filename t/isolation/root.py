@@ -9,7 +9,7 @@ import socket
 
 import isolib
 
-t = isolib.start(plan=16, uid_base=30160)
+t = isolib.start(plan=19, uid_base=30160)
 
 # Host-only paths: absent (ENOENT), not merely unreadable.
 paths = ["/home", "/root", "/srv", "/var/log", "/etc/nginx", "/etc/shadow", "/run",
@@ -111,6 +111,27 @@ r = isolib.run(["/usr/bin/python3", "s.py"], files={"s.py": (
     "s = shared_memory.SharedMemory(create=True, size=4096); s.buf[0] = 7\n"
     "print('shm', s.buf[0]); s.close(); s.unlink()\n")})
 t.ok("shm 7" in r.out, "POSIX shared memory works through /dev/shm", r)
+
+# Where the root comes from: a clone of the worker's template on kernels
+# that clone detached mount trees (6.15 and later), unless turned off; else
+# built per job.  Either way the same view (root_built.py reruns this file).
+release = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
+want = "built" if isolib.ROOT_BUILT or release < (6, 15) else "cloned"
+r = isolib.sh("true")
+t.eq((r.summary or {}).get("root"), want, "the root is %s on %d.%d" % ((want,) + release), r)
+r = isolib.sh("mkdir /x 2>&1; ln -s /tmp /etc/y 2>&1; echo done")
+t.ok(r.out.count("Read-only file system") == 2 and "done" in r.out,
+     "nothing can be made in the root's own tmpfs", r)
+
+# A language's host paths are bound read-only (js: its node directory).
+node = "/opt/runcell/node"
+if os.path.isdir(node):
+    os.environ.setdefault("RUN_LANGS_DIR", os.path.join(isolib.TOP_SRC, "langs"))
+    r = isolib.sh("ls %s | head -1; touch %s/x 2>&1" % (node, node), options=["--lang", "js"])
+    t.ok(r.out.split("\n")[0] == sorted(os.listdir(node))[0]
+         and "Read-only file system" in r.out, "js's hostPaths: %s bound read-only" % node, r)
+else:
+    t.ok(False, "%s missing on the host: run langs/install-toolchains js" % node)
 
 # The job's view never reaches the host's /sandbox (the build site).
 t.eq(os.listdir("/sandbox"), [], "host /sandbox is still empty")
