@@ -175,6 +175,13 @@ check_syscalls (struct check_state *s)
   r = rc_pidfd_open (-1, 0);
   report (s, r < 0 && errno == ENOSYS ? 1 : 0, "pidfd_open",
           r < 0 && errno == ENOSYS ? "missing (unsandboxed mode polls)" : "present");
+  r = rc_root_template_probe ();
+  if (r == 0)
+    report (s, 0, "job root template", "detached mount trees mount and clone");
+  else
+    report (s, 1, "job root template",
+            "unavailable (%s; Linux >= 6.15 needed): each job builds its root with mount(2)",
+            strerror (errno));
 }
 
 static void

@@ -401,6 +401,28 @@ fail:
   return -1;
 }
 
+int
+rc_root_template_probe (void)
+{
+  struct rc_root_builder b = { .rootfd = -1, .bind = tpl_bind };
+  int clone = -1, r = -1, saved;
+  b.rootfd = tmpfs_detached ("size=4k,nr_inodes=8,mode=0755", RC_MOUNT_ATTR_NOSUID);
+  if (b.rootfd < 0)
+    return -1;
+  if (mkdirat (b.rootfd, "usr", 0755) == 0 && tpl_bind (&b, "/usr", "usr") == 0)
+    {
+      clone = rc_open_tree (b.rootfd, "", RC_OPEN_TREE_CLONE | AT_RECURSIVE | AT_EMPTY_PATH
+                                              | RC_OPEN_TREE_CLOEXEC);
+      r = clone < 0 ? -1 : 0;
+    }
+  saved = errno;
+  if (clone >= 0)
+    close (clone);
+  close (b.rootfd);
+  errno = saved;
+  return r;
+}
+
 void
 rc_root_template_close (struct rc_sandbox *sb)
 {

@@ -131,6 +131,8 @@ int rc_root_template_prepare (struct rc_sandbox *sb, const struct rc_job_spec *s
 /* A clone of the template for one job's init, or -1 (build it there). */
 int rc_root_template_clone (struct rc_sandbox *sb);
 void rc_root_template_close (struct rc_sandbox *sb);
+/* 0 when this kernel builds and clones detached trees (hostcheck.c). */
+int rc_root_template_probe (void);
 /* Puts the loopback interface up (the fresh netns has only lo, down). */
 int rc_net_lo_up (void);
 
