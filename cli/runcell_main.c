@@ -310,6 +310,11 @@ cmd_exec (int argc, char **argv)
   cfg.cgroup_name = strdup (cgname);
   /* Only the slots up to ours: fewer cgroups to create and remove. */
   cfg.concurrency = (unsigned)o.slot + 1;
+  /* One job in this process: a root template would be built for it alone
+   * and costs more than the root it replaces (docs/sandbox.md, "Cost per
+   * job"); RUN_ROOT_TEMPLATE in the environment still decides. */
+  if (o.repeat == 1 && !o.prestart && getenv ("RUN_ROOT_TEMPLATE") == NULL)
+    cfg.root_template = false;
   if (o.lang)
     {
       if (rc_lang_table_load (&langs, &cfg, env_get, NULL, &err) < 0)

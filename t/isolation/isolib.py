@@ -32,6 +32,9 @@ NOT_PRESTARTED = "isolib: a job did not run prestarted"
 # say its root was built, not cloned from the worker's template.
 ROOT_BUILT = os.environ.get("RC_ISOLATION_ROOT_BUILT") == "1"
 NOT_BUILT = "isolib: a job's root was not built"
+# A one-job `runcell exec` builds its root unless told: the suite tests the
+# service's way, the worker's template, unless root_built.py says otherwise.
+os.environ.setdefault("RUN_ROOT_TEMPLATE", "1")
 
 
 def start(plan, uid_base):
