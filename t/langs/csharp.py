@@ -54,6 +54,9 @@ namespace app
 
 
 SYNTAX = "namespace app { public class Solution { public int solution() { return 1 + ; } } }\n"
+SEMANTIC = ("namespace app { public class Solution { public int solution(string s) {"
+            " int x = s; Missing(); var m = new Nowhere(); return \"a\" * 2; } } }\n")
+FEATURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "csharp_features.cs")
 
 
 def _compile(work, compiler, who):
@@ -65,7 +68,7 @@ def _compile(work, compiler, who):
         os.unlink(out)
     p = subprocess.run(compiler + ["@prebuilt/csc.rsp", "-deterministic+", "-out:" + out,
                                    "GlobalUsings.cs", "Program.cs", "check/Checker.cs",
-                                   "check/Solution.cs"],
+                                   "check/Solution.cs", "check/Features.cs"],
                        cwd=work, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                        timeout=120)
     data = None
@@ -78,8 +81,8 @@ def _compile(work, compiler, who):
 def native_compiler(t):
     """Where install-toolchains built the NativeAOT csc (prebuilt/csc-aot),
     the job compiles with it, it emits the very bytes csc.dll emits for the
-    client's checker and a modern solution, and it reports a syntax error
-    exactly as csc.dll does."""
+    client's checker, a modern solution and csharp_features.cs, and it
+    reports syntax and type errors as csc.dll does."""
     cs = os.path.join(langtest.LANGS_DIR, "csharp")
     try:
         with open(os.path.join(cs, "prebuilt", "csc-aot")) as f:
@@ -88,6 +91,8 @@ def native_compiler(t):
             dll = f.read().strip()
     except OSError:
         return  # mono, or the SDK without the native build: nothing to compare
+    if os.environ.get("RC_CSHARP_AOT") == "0" or os.environ.get("RC_CSHARP_MONO") == "1":
+        return  # the job was told to use another compiler
     command = langtest.resolved_command("csharp")
     t.ok(aot + " @prebuilt/csc.rsp " in command, "csharp job compiles with the NativeAOT csc %s" % aot,
          lambda: command)
@@ -97,18 +102,29 @@ def native_compiler(t):
         shutil.copytree(cs, work, dirs_exist_ok=True)
         with open(os.path.join(work, "check", "Checker.cs"), "w") as f:
             f.write(body["checker_text"])
+        shutil.copyfile(FEATURES, os.path.join(work, "check", "Features.cs"))
         res = {}
-        for case, solution in (("ok", body["solution_text"]), ("syntax", SYNTAX)):
+        for case, solution in (("ok", body["solution_text"]), ("syntax", SYNTAX),
+                               ("semantic", SEMANTIC)):
             with open(os.path.join(work, "check", "Solution.cs"), "w") as f:
                 f.write(solution)
             res[case] = (_compile(work, [aot], "aot"), _compile(work, ["dotnet", "exec", dll], "dll"))
         (a, d) = res["ok"]
         t.ok(a[0] == 0 and a[2] is not None and a[2] == d[2],
-             "NativeAOT csc emits the same assembly as csc.dll for the client's checker",
+             "NativeAOT csc emits the same assembly as csc.dll for the client's checker"
+             " and csharp_features.cs (%s bytes)" % (len(a[2]) if a[2] else None),
              lambda: "aot: %r\ndll: %r" % (a[:2], d[:2]))
         (a, d) = res["syntax"]
         t.ok(a[0] != 0 and "error CS1525" in a[1] and a[:2] == d[:2],
              "NativeAOT csc reports a syntax error as csc.dll does: %s" % a[1].strip()[:100],
+             lambda: "aot: %r\ndll: %r" % (a[:2], d[:2]))
+        # Roslyn binds method bodies on several threads and prints their
+        # errors as they come (either compiler, run to run): the same
+        # lines, in any order.
+        (a, d) = res["semantic"]
+        t.ok(a[0] != 0 and all(c in a[1] for c in ("CS0029", "CS0103", "CS0246", "CS0019"))
+             and a[0] == d[0] and sorted(a[1].splitlines()) == sorted(d[1].splitlines()),
+             "NativeAOT csc reports type errors as csc.dll does (%d lines)" % len(a[1].splitlines()),
              lambda: "aot: %r\ndll: %r" % (a[:2], d[:2]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
