@@ -452,20 +452,29 @@ def table_lang(wd, slugs, n):
                         start_timeout=180) as svc:
         for slug in avail:
             lines.append(_lang_row(svc, slug, slug, n))
-    # csharp runs on the .NET SDK when dotnet is installed; where mono is
-    # installed too, its row is measured in the same minutes for comparison
-    # (RC_CSHARP_MONO=1 makes langs/csharp resolve to mono; the checker is
-    # the C# 7 variant, since mcs cannot compile Codebattle's).
-    if "csharp" in avail and shutil.which("dotnet") and shutil.which("mono") and shutil.which("mcs"):
+    # csharp runs on the .NET SDK when dotnet is installed.  Its other
+    # builds are measured in the same minutes for comparison, each on a
+    # service whose environment makes langs/csharp resolve to it: csc.dll
+    # under `dotnet exec` where the NativeAOT csc is installed
+    # (RC_CSHARP_AOT=0), and mono where it is installed too
+    # (RC_CSHARP_MONO=1, with the C# 7 checker mcs can compile).
+    if "csharp" in avail and shutil.which("dotnet"):
         import cbcheckers
-        mono_env = {"RUN_CONCURRENCY": "2", "RC_CSHARP_MONO": "1"}
-        with rchttp.Service(env=mono_env, languages="csharp", start_timeout=180) as svc:
-            body = langtest.request_for("csharp", langtest.SUM_TASK, CASES["csharp"]["ok"])
-            body["checker_text"] = cbcheckers.checker_text("csharp_mono", langtest.SUM_TASK)
-            cmd = subprocess.run(["make", "-n", "-s", "test", "RC_CSHARP_MONO=1"],
-                                 cwd=os.path.join(SRCDIR, "langs", "csharp"), stdin=subprocess.DEVNULL,
-                                 capture_output=True, text=True, check=True).stdout.strip()
-            lines.append(_lang_row(svc, "csharp", "csharp (mono)", n, cmd, body))
+        cs_dir = os.path.join(SRCDIR, "langs", "csharp")
+        variants = []
+        if os.path.exists(os.path.join(cs_dir, "prebuilt", "csc-aot")):
+            variants.append(("csharp (csc.dll, JIT)", "RC_CSHARP_AOT", "0", "csharp"))
+        if shutil.which("mono") and shutil.which("mcs"):
+            variants.append(("csharp (mono)", "RC_CSHARP_MONO", "1", "csharp_mono"))
+        for label, var, val, checker in variants:
+            with rchttp.Service(env={"RUN_CONCURRENCY": "2", var: val}, languages="csharp",
+                                start_timeout=180) as svc:
+                body = langtest.request_for("csharp", langtest.SUM_TASK, CASES["csharp"]["ok"])
+                body["checker_text"] = cbcheckers.checker_text(checker, langtest.SUM_TASK)
+                cmd = subprocess.run(["make", "-n", "-s", "test", "%s=%s" % (var, val)],
+                                     cwd=cs_dir, stdin=subprocess.DEVNULL,
+                                     capture_output=True, text=True, check=True).stdout.strip()
+                lines.append(_lang_row(svc, "csharp", label, n, cmd, body))
     if missing:
         lines += ["", "Not installed here (skipped): %s" % ", ".join(missing)]
     return lines
