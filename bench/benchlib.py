@@ -67,19 +67,23 @@ def percentile(samples, p):
 
 
 class Workdir:
-    """A scratch directory under /var/tmp (visible, read-only, inside every
-    sandbox measured here; /tmp is replaced in all of them) holding the
-    compiled helpers: the bare loop (bench/loop.c) and the C hello."""
+    """A scratch directory in the build directory holding the compiled
+    helpers: the bare loop (bench/loop.c) and the C hello (in bin/, which a
+    runcell job gets as its template: the job's own root holds no scratch
+    directory of the host, see in_job), and the service's languages
+    directory.  Not below /tmp or /var/tmp: a job's root has its own."""
 
     def __init__(self, builddir):
         self.builddir = builddir
         self.runcell = os.path.join(builddir, "runcell")
 
     def __enter__(self):
-        self.dir = tempfile.mkdtemp(prefix="rc-bench-", dir="/var/tmp")
+        self.dir = tempfile.mkdtemp(prefix="rc-bench-", dir=self.builddir)
         os.chmod(self.dir, 0o755)
         self.loop = os.path.join(self.dir, "loop")
-        self.hello = os.path.join(self.dir, "hello")
+        self.bindir = os.path.join(self.dir, "bin")
+        os.mkdir(self.bindir, 0o755)
+        self.hello = os.path.join(self.bindir, "hello")
         subprocess.run(["cc", "-O2", "-o", self.loop, os.path.join(HERE, "loop.c")], check=True)
         src = os.path.join(self.dir, "hello.c")
         with open(src, "w") as f:
@@ -121,12 +125,23 @@ def bare_loop(wd, cmd, n, conc=1, cwd=None, env=None):
     return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", p.stdout)}
 
 
+def in_job(wd, cmd):
+    """(options, command) that run cmd in a runcell job: a helper of the
+    scratch directory runs as /sandbox/<name> from the job's template."""
+    if cmd and cmd[0].startswith(wd.bindir + "/"):
+        return (["--template", wd.bindir],
+                ["/sandbox/" + os.path.relpath(cmd[0], wd.bindir)] + list(cmd[1:]))
+    return [], list(cmd)
+
+
 def runcell_repeat(wd, cmd, n, options=(), env_extra=None):
     """(median wall ms per job, CPU ms per job) of `runcell exec --repeat n`:
     one process, host setup once, n jobs.  CPU is that of the process and
     everything it reaped (inits, user programs), host setup amortised."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run([wd.runcell, "exec", "--repeat", str(n)] + list(options) + ["--"] + cmd,
+    jopts, cmd = in_job(wd, cmd)
+    p = subprocess.run([wd.runcell, "exec", "--repeat", str(n)] + list(options) + jopts + ["--"]
+                       + cmd,
                        env=dict(runcell_env(), **(env_extra or {})),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -138,7 +153,8 @@ def runcell_repeat(wd, cmd, n, options=(), env_extra=None):
 
 
 def check_runcell(wd, cmd, expect):
-    p = subprocess.run([wd.runcell, "exec", "--"] + cmd, env=runcell_env(),
+    jopts, cmd = in_job(wd, cmd)
+    p = subprocess.run([wd.runcell, "exec"] + jopts + ["--"] + cmd, env=runcell_env(),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0 or p.stdout != expect:
         raise RuntimeError("runcell exec %s: exit %d, stdout %r, stderr %s"
@@ -183,7 +199,7 @@ def table_cost(wd, runs):
     for name, cmd, expect in cmds:
         check_runcell(wd, cmd, expect)
         rows = [("bare", cmd), ("unshare", UNSHARE + cmd), ("bwrap", BWRAP + cmd),
-                ("runcell", [wd.runcell, "exec", "--"] + cmd)]
+                ("runcell", [wd.runcell, "exec"] + in_job(wd, cmd)[0] + ["--"] + in_job(wd, cmd)[1])]
         res = hyperfine([r[1] for r in rows], runs, runcell_env())
         bare = res[tuple(cmd)]
         for label, c in rows:
@@ -214,8 +230,9 @@ def table_cost(wd, runs):
                      ("built", "`runcell exec --repeat`, root built per job"),
                      ("prestart", "`runcell exec --repeat --prestart`")):
         lines.append("- %s: %s" % (label, ISOLATION[k]))
-    lines.append("- the C hello and the loop live in a 0755 directory below /var/tmp "
-                 "(read-only inside every sandbox)")
+    lines.append("- the C hello and the loop live in a 0755 scratch directory; runcell runs "
+                 "the hello as /sandbox/hello from that directory as its template (its own "
+                 "root has no host scratch directory), the others at its host path")
     lines.append("- CPU is the user+system time hyperfine's child and its reaped descendants "
                  "report; bwrap's sandboxed processes are not in it (they are not reaped "
                  "through a process hyperfine waits for), so its CPU column understates")

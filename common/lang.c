@@ -581,10 +581,19 @@ rc_lang_table_load (struct rc_lang_table *t, const struct rc_config *cfg, rc_get
       size_t len = 0;
       struct rc_lang lang, *grown;
       struct stat st;
+      char *rdir;
 
       if (de->d_name[0] == '.')
         continue;
       snprintf (dir, sizeof dir, "%s/%s", real, de->d_name);
+      /* A language directory may be a symlink (bench/, a staged tree): the
+       * job's root binds it at its real path, where RUNCELL_LANG_DIR then
+       * points (a copied symlink would lead nowhere inside). */
+      rdir = realpath (dir, NULL);
+      if (rdir == NULL)
+        continue;
+      snprintf (dir, sizeof dir, "%s", rdir);
+      free (rdir);
       snprintf (mpath, sizeof mpath, "%s/manifest.json", dir);
       if (stat (mpath, &st) < 0 || !S_ISREG (st.st_mode))
         continue;

@@ -113,7 +113,8 @@ struct rc_root_builder
   int rootfd;
   int (*bind) (const struct rc_root_builder *b, const char *host, const char *rel);
 };
-/* An absolute path without . or .. components. */
+/* An absolute path without . or .. components, outside the job's own
+ * mounts (/tmp, /var/tmp, /dev, /proc, /sys, /sandbox). */
 int rc_root_host_path_ok (const char *p);
 /* Host path p in the root like the host's: a symlink copied, a directory
  * or empty file as its mount point, bound when bind is set; a missing
