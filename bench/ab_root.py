@@ -31,6 +31,7 @@ import benchlib as bl  # noqa: E402
 class Build:
     def __init__(self, d):
         self.runcell = os.path.join(d, "runcell")
+        self.bindir = "/nonexistent"  # no scratch helpers here (benchlib.in_job)
 
 
 def main():
