@@ -308,13 +308,27 @@ read_whole (const char *path, char **text, rc_err_t *err)
 }
 
 int
+rc_cg_read_self (char **cgroup_text, char **mountinfo_text, rc_err_t *err)
+{
+  *cgroup_text = *mountinfo_text = NULL;
+  if (read_whole ("/proc/self/cgroup", cgroup_text, err) < 0)
+    return -1;
+  if (read_whole ("/proc/self/mountinfo", mountinfo_text, err) < 0)
+    {
+      free (*cgroup_text);
+      *cgroup_text = NULL;
+      return -1;
+    }
+  return 0;
+}
+
+int
 rc_cg_own_dir (const char *controller, char **dir, char **mount_dir, rc_err_t *err)
 {
   cleanup_free char *cg = NULL;
   cleanup_free char *mi = NULL;
 
-  if (read_whole ("/proc/self/cgroup", &cg, err) < 0
-      || read_whole ("/proc/self/mountinfo", &mi, err) < 0)
+  if (rc_cg_read_self (&cg, &mi, err) < 0)
     return -1;
   return rc_cg_dir_from (cg, mi, controller, dir, mount_dir, err);
 }

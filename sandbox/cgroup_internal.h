@@ -85,6 +85,9 @@ struct rc_cgroup_slot
  * hierarchy when controller is NULL.  *mount_dir gets the mount point of
  * that hierarchy (used to tell co-mounted controllers apart). */
 int rc_cg_own_dir (const char *controller, char **dir, char **mount_dir, rc_err_t *err);
+/* /proc/self/cgroup and /proc/self/mountinfo, read once for several
+ * lookups with rc_cg_dir_from (both freed by the caller). */
+int rc_cg_read_self (char **cgroup_text, char **mountinfo_text, rc_err_t *err);
 /* The same from the texts of /proc/self/cgroup and /proc/self/mountinfo
  * (for unit tests on literal layouts). */
 int rc_cg_dir_from (const char *cgroup_text, const char *mountinfo_text, const char *controller,

@@ -71,11 +71,18 @@ hier_free (struct v1_hier *h)
 static int
 hier_find (struct v1_hier *h, rc_err_t *err)
 {
+  char *cg, *mi;
   memset (h, 0, sizeof (*h) * RC_CG1_COUNT);
+  /* One read of each file for every hierarchy: mountinfo is the host's
+   * whole mount table. */
+  if (rc_cg_read_self (&cg, &mi, err) < 0)
+    return -1;
   for (int i = 0; i < RC_CG1_COUNT; i++)
     {
-      if (rc_cg_own_dir (ctl_names[i], &h[i].own, &h[i].mnt, err) < 0)
+      if (rc_cg_dir_from (cg, mi, ctl_names[i], &h[i].own, &h[i].mnt, err) < 0)
         {
+          free (cg);
+          free (mi);
           hier_free (h);
           return -1;
         }
@@ -87,6 +94,8 @@ hier_find (struct v1_hier *h, rc_err_t *err)
             break;
           }
     }
+  free (cg);
+  free (mi);
   return 0;
 }
 
