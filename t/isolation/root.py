@@ -123,15 +123,37 @@ r = isolib.sh("mkdir /x 2>&1; ln -s /tmp /etc/y 2>&1; echo done")
 t.ok(r.out.count("Read-only file system") == 2 and "done" in r.out,
      "nothing can be made in the root's own tmpfs", r)
 
-# A language's host paths are bound read-only (js: its node directory).
-node = "/opt/runcell/node"
-if os.path.isdir(node):
-    os.environ.setdefault("RUN_LANGS_DIR", os.path.join(isolib.TOP_SRC, "langs"))
-    r = isolib.sh("ls %s | head -1; touch %s/x 2>&1" % (node, node), options=["--lang", "js"])
-    t.ok(r.out.split("\n")[0] == sorted(os.listdir(node))[0]
-         and "Read-only file system" in r.out, "js's hostPaths: %s bound read-only" % node, r)
-else:
-    t.ok(False, "%s missing on the host: run langs/install-toolchains js" % node)
+# A language's host paths are bound read-only: a language of the test's
+# own (a copy of bash's directory) declares a directory made here, outside
+# every path the job's root has of its own.
+import json
+import shutil
+base = "/opt/rc-root-test-%d" % os.getpid()
+shutil.rmtree(base, ignore_errors=True)
+os.makedirs(os.path.join(base, "data"))
+with open(os.path.join(base, "data", "marker"), "w") as f:
+    f.write("from the host\n")
+shutil.copytree(os.path.join(isolib.TOP_SRC, "langs", "bash"),
+                os.path.join(base, "langs", "roottest"))
+with open(os.path.join(isolib.TOP_SRC, "langs", "bash", "manifest.json")) as f:
+    man = json.load(f)
+man.update(slug="roottest", aliases=[], hostPaths=[os.path.join(base, "data")])
+with open(os.path.join(base, "langs", "roottest", "manifest.json"), "w") as f:
+    json.dump(man, f)
+saved = os.environ.get("RUN_LANGS_DIR")
+os.environ["RUN_LANGS_DIR"] = os.path.join(base, "langs")
+try:
+    r = isolib.sh("cat %s/data/marker; touch %s/data/x 2>&1; ls %s" % (base, base, base),
+                  options=["--lang", "roottest"])
+finally:
+    if saved is None:
+        del os.environ["RUN_LANGS_DIR"]
+    else:
+        os.environ["RUN_LANGS_DIR"] = saved
+    shutil.rmtree(base, ignore_errors=True)
+t.ok(r.out.split("\n")[0] == "from the host" and "Read-only file system" in r.out
+     and r.out.strip().split("\n")[-1] == "data",
+     "a manifest's hostPaths entry is bound read-only, and nothing beside it", r)
 
 # The job's view never reaches the host's /sandbox (the build site).
 t.eq(os.listdir("/sandbox"), [], "host /sandbox is still empty")
