@@ -48,11 +48,13 @@
 #include <unistd.h>
 
 /* The top-level links or directories of a (merged-)usr layout. */
-static const char *const root_top[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
+static const char *const root_top[]
+    = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
 /* What dynamic linking, TLS and timezone lookups read; the rest of /etc
  * (shadow, nginx, the operator's files) stays out. */
-static const char *const root_etc[] = { "/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives",
-                                        "/etc/ssl",         "/etc/ca-certificates", "/etc/os-release" };
+static const char *const root_etc[]
+    = { "/etc/ld.so.cache", "/etc/localtime",       "/etc/alternatives",
+        "/etc/ssl",         "/etc/ca-certificates", "/etc/os-release" };
 /* Mount points of the job's own mounts, and the parents of the rest. */
 static const char *const root_dirs[] = { "etc", "tmp", "dev", "proc", "sys", "sandbox", "var" };
 
@@ -212,7 +214,8 @@ write_accounts (int rootfd, uid_t first_uid, unsigned n_uids)
     }
   snprintf (pw + pl, cap - pl, "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
   snprintf (gr + gl, cap - gl, "nogroup:x:65534:\n");
-  if (write_at (rootfd, "etc/passwd", pw, 0644) == 0 && write_at (rootfd, "etc/group", gr, 0644) == 0)
+  if (write_at (rootfd, "etc/passwd", pw, 0644) == 0
+      && write_at (rootfd, "etc/group", gr, 0644) == 0)
     r = 0;
 out:
   free (pw);
@@ -397,8 +400,8 @@ tpl_build (struct rc_sandbox *sb, int *out, const char **step)
   close (devfd);
   devfd = -1;
   /* The clone every job needs: refused by kernels before 6.15. */
-  probe = rc_open_tree (b.rootfd, "", RC_OPEN_TREE_CLONE | AT_RECURSIVE | AT_EMPTY_PATH
-                                          | RC_OPEN_TREE_CLOEXEC);
+  probe = rc_open_tree (b.rootfd, "",
+                        RC_OPEN_TREE_CLONE | AT_RECURSIVE | AT_EMPTY_PATH | RC_OPEN_TREE_CLOEXEC);
   if (probe < 0)
     {
       *step = "clone template";
@@ -429,8 +432,8 @@ rc_root_template_probe (void)
     return -1;
   if (mkdirat (b.rootfd, "usr", 0755) == 0 && tpl_bind (&b, "/usr", "usr") == 0)
     {
-      clone = rc_open_tree (b.rootfd, "", RC_OPEN_TREE_CLONE | AT_RECURSIVE | AT_EMPTY_PATH
-                                              | RC_OPEN_TREE_CLOEXEC);
+      clone = rc_open_tree (
+          b.rootfd, "", RC_OPEN_TREE_CLONE | AT_RECURSIVE | AT_EMPTY_PATH | RC_OPEN_TREE_CLOEXEC);
       r = clone < 0 ? -1 : 0;
     }
   saved = errno;
