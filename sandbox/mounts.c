@@ -235,7 +235,7 @@ nr_bind (const struct rc_root_builder *b, const char *host, const char *rel)
   (void)b;
   if (nr_path (target, sizeof target, host) < 0)
     return -1;
-  (void)rel;
+  (void)rel; /* host's own path below NR */
   return mount (host, target, NULL, MS_BIND | MS_REC, NULL);
 }
 
@@ -316,16 +316,7 @@ mount_host_paths (const struct rc_job_spec *spec, const char **step)
   if (b.rootfd < 0)
     FAIL ("open root");
   for (i = 0; r == 0 && i < spec->n_host_paths; i++)
-    {
-      const char *p = spec->host_paths[i];
-      if (!rc_root_host_path_ok (p))
-        {
-          errno = EINVAL;
-          r = -1;
-        }
-      else if (strncmp (p, "/usr/", 5) != 0) /* else already there */
-        r = rc_root_add_host_path (&b, p, true);
-    }
+    r = rc_root_add_host_path (&b, spec->host_paths[i], true);
   if (r < 0)
     {
       int saved = errno;
@@ -457,46 +448,55 @@ mount_workspace (const struct rc_mount_plan *plan, const int lower_fds[2], const
   return 0;
 }
 
-/* Each cache directory: an overlay at its own path in the new root, lower
- * the host's directory, upper in the job's /tmp. */
+/* One cache directory p (entry i): an overlay at its own path in the new
+ * root, lower the host's directory, upper in the job's /tmp. */
+static int
+mount_cache (const struct rc_root_builder *b, const char *p, size_t i, const char **step)
+{
+  char dir[64], upper[80], work[80], target[PATH_MAX], opts[PATH_MAX + 256];
+  struct stat st;
+  if (p == NULL || p[0] != '/' || lstat (p, &st) < 0 || !S_ISDIR (st.st_mode))
+    return 0; /* missing paths are skipped, as documented */
+  if (bad_option_path (p) || strstr (p, "/../") != NULL)
+    {
+      errno = EINVAL;
+      FAIL ("cache overlay");
+    }
+  snprintf (dir, sizeof dir, NR RUNNER_DIR "/c%zu", i);
+  snprintf (upper, sizeof upper, "%s/u", dir);
+  snprintf (work, sizeof work, "%s/w", dir);
+  if (mkdir (dir, 0700) < 0 || mkdir (upper, st.st_mode & 07777) < 0 || mkdir (work, 0700) < 0)
+    FAIL ("mkdir cache overlay dirs");
+  /* The merged root takes the upper's attributes: mirror the cache. */
+  if (chown (upper, st.st_uid, st.st_gid) < 0 || chmod (upper, st.st_mode & 07777) < 0)
+    FAIL ("chown cache overlay");
+  if (rc_root_add_host_path (b, p, false) < 0 || nr_path (target, sizeof target, p) < 0)
+    FAIL ("cache overlay mount point");
+  snprintf (opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,nosuid,nodev", p, upper, work);
+  if (lm_mount ("overlay", target, "overlay", opts) < 0)
+    FAIL ("cache overlay");
+  return 0;
+}
+
 static int
 mount_caches (const struct rc_job_spec *spec, const char **step)
 {
+  struct rc_root_builder b = { .rootfd = -1, .bind = NULL };
   size_t i;
-  for (i = 0; i < spec->n_overlay_paths; i++)
-    {
-      const char *p = spec->overlay_paths[i];
-      char dir[64], upper[80], work[80], target[PATH_MAX], opts[PATH_MAX + 256];
-      struct stat st;
-      if (p == NULL || p[0] != '/' || lstat (p, &st) < 0 || !S_ISDIR (st.st_mode))
-        continue; /* missing paths are skipped, as documented */
-      if (bad_option_path (p) || strstr (p, "/../") != NULL)
-        {
-          errno = EINVAL;
-          FAIL ("cache overlay");
-        }
-      snprintf (dir, sizeof dir, NR RUNNER_DIR "/c%zu", i);
-      snprintf (upper, sizeof upper, "%s/u", dir);
-      snprintf (work, sizeof work, "%s/w", dir);
-      if (mkdir (dir, 0700) < 0 || mkdir (upper, st.st_mode & 07777) < 0 || mkdir (work, 0700) < 0)
-        FAIL ("mkdir cache overlay dirs");
-      /* The merged root takes the upper's attributes: mirror the cache. */
-      if (chown (upper, st.st_uid, st.st_gid) < 0 || chmod (upper, st.st_mode & 07777) < 0)
-        FAIL ("chown cache overlay");
-      {
-        struct rc_root_builder b = { .rootfd = open_nr (), .bind = NULL };
-        int r = b.rootfd < 0 ? -1 : rc_root_add_host_path (&b, p, false);
-        if (b.rootfd >= 0)
-          close (b.rootfd);
-        if (r < 0 || nr_path (target, sizeof target, p) < 0)
-          FAIL ("cache overlay mount point");
-      }
-      snprintf (opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,nosuid,nodev", p, upper,
-                work);
-      if (lm_mount ("overlay", target, "overlay", opts) < 0)
-        FAIL ("cache overlay");
-    }
-  return 0;
+  int r = 0;
+  if (spec->n_overlay_paths == 0)
+    return 0;
+  b.rootfd = open_nr ();
+  if (b.rootfd < 0)
+    FAIL ("open root");
+  for (i = 0; r == 0 && i < spec->n_overlay_paths; i++)
+    r = mount_cache (&b, spec->overlay_paths[i], i, step);
+  {
+    int saved = errno;
+    close (b.rootfd);
+    errno = saved;
+  }
+  return r;
 }
 
 static int

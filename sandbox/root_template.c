@@ -147,6 +147,8 @@ rc_root_add_host_path (const struct rc_root_builder *b, const char *p, bool bind
       errno = EINVAL;
       return -1;
     }
+  if (strncmp (p, "/usr/", 5) == 0)
+    return 0; /* inside the /usr bind already */
   if (lstat (p, &st) < 0)
     return errno == ENOENT ? 0 : -1; /* a toolchain that is not installed */
   if (fstatat (b->rootfd, rel, &have, AT_SYMLINK_NOFOLLOW) == 0)
@@ -488,7 +490,7 @@ tpl_ensure (struct rc_sandbox *sb, const char *p, bool want_dir)
   struct stat st;
   int r, saved;
   if (!rc_root_host_path_ok (p) || strncmp (p, "/usr/", 5) == 0)
-    return 0; /* refused or already there: the init decides (mounts.c) */
+    return 0; /* refused or inside /usr: rc_root_add_host_path decides */
   if (lstat (p, &st) < 0 || (want_dir && !S_ISDIR (st.st_mode)))
     return 0; /* skipped by the init too */
   if (fstatat (sb->root_tpl, p + 1, &st, AT_SYMLINK_NOFOLLOW) == 0)
