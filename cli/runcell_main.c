@@ -217,9 +217,11 @@ static void
 print_summary (FILE *f, const struct rc_job_result *res, int code)
 {
   size_t i;
-  fprintf (f, "{\"exit_code\":%d,\"setup_us\":%llu,\"prestarted\":%s,\"root\":\"%s\",\"steps\":[",
+  fprintf (f,
+           "{\"exit_code\":%d,\"setup_us\":%llu,\"prestarted\":%s,\"root\":\"%s\",\"init\":\"%s\","
+           "\"steps\":[",
            code, (unsigned long long)res->setup_us, res->prestarted ? "true" : "false",
-           res->root_cloned ? "cloned" : "built");
+           res->root_cloned ? "cloned" : "built", res->init_shared ? "shared" : "forked");
   for (i = 0; i < res->n_steps; i++)
     {
       const struct rc_step_result *r = &res->steps[i];

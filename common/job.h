@@ -156,6 +156,7 @@ struct rc_job_result
   uint64_t setup_us; /* time from start to the first exec, for metrics/bench */
   bool prestarted;   /* ran in an init started ahead of the job (spawn.c) */
   bool root_cloned;  /* its root was a clone of the worker's template, not built */
+  bool init_shared;  /* its init ran on the worker's memory, not forked (spawn.c) */
 };
 void rc_job_result_free (struct rc_job_result *res);
 

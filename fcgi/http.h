@@ -42,6 +42,7 @@ struct rc_http_response
   uint64_t log_setup_us;
   bool log_prestarted; /* the job ran in a pre-started init */
   bool log_root_cloned; /* its root was cloned from the worker's template */
+  bool log_init_shared; /* its init ran on the worker's memory (sandbox/spawn.c) */
   bool log_job; /* a job endpoint: counted in runcell_jobs_total */
 };
 

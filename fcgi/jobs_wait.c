@@ -132,6 +132,7 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
           res->log_setup_us = result->setup_us;
           res->log_prestarted = result->prestarted;
           res->log_root_cloned = result->root_cloned;
+          res->log_init_shared = result->init_shared;
           for (size_t i = 0; i < result->n_steps; i++)
             {
               if (result->steps[i].outcome == RC_OUTCOME_MEMORY)

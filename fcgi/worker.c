@@ -150,9 +150,10 @@ log_request (FCGX_Request *r, const struct rc_http_request *req, const struct rc
       rc_json_i64 (&f, res->log_exit_code);
     }
   if (res->log_job)
-    rc_buf_printf (&f, ",\"setup_us\":%llu,\"prestarted\":%s,\"root\":\"%s\"",
+    rc_buf_printf (&f, ",\"setup_us\":%llu,\"prestarted\":%s,\"root\":\"%s\",\"init\":\"%s\"",
                    (unsigned long long)res->log_setup_us, res->log_prestarted ? "true" : "false",
-                   res->log_root_cloned ? "cloned" : "built");
+                   res->log_root_cloned ? "cloned" : "built",
+                   res->log_init_shared ? "shared" : "forked");
   rc_buf_printf (&f,
                  ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,\"bytes_in\":%zu,"
                  "\"bytes_out\":%zu,\"duration_ms\":%.3f",

@@ -8,8 +8,11 @@
 
 #include "sandbox/sandbox_internal.h"
 
+#include "sandbox/syscalls.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <string.h>
@@ -98,11 +101,14 @@ rc_child_set_rlimits (const struct rc_limits *limits)
 }
 
 int
-rc_child_drop_bounding (void)
+rc_child_drop_bounding (unsigned last_cap)
 {
-  /* Every capability up to the kernel's last (cap_last_cap): the drop of
-   * the first number past it fails with EINVAL, which ends the loop. */
-  for (unsigned long c = 0; c < 64; c++)
+  /* Every capability up to the kernel's last (cap_last_cap, read once by
+   * the worker, so no drop fails in the normal case: a failed call would
+   * write errno, which is the worker's own when the child runs on its
+   * memory).  Should the number be off, the drop of the first number past
+   * the kernel's last fails with EINVAL, which ends the loop. */
+  for (unsigned long c = 0; c <= last_cap && c < 64; c++)
     if (prctl (PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
       {
         if (errno == EINVAL && c > 0)
@@ -182,4 +188,79 @@ rc_child_exec_failed (const char *argv0, int errnum)
       || write (2, ": errno=", 8) < 0 || write (2, num, n) < 0 || write (2, "\n", 1) < 0)
     _exit (127);
   _exit (errnum == ENOENT ? 127 : 126);
+}
+
+/* The job's PATH, or glibc's default where the job has none. */
+static const char *
+job_path (const char *const *envp)
+{
+  for (; envp && *envp; envp++)
+    if (strncmp (*envp, "PATH=", 5) == 0)
+      return *envp + 5;
+  return "/bin:/usr/bin";
+}
+
+/* One execve, or the shell for a file without a #! line (ENOEXEC), as
+ * execvp does.  Returns the errno of the failure. */
+static int
+exec_one (const char *path, const char *const *argv, const char *const *envp)
+{
+  long r = rc_raw_syscall4 (SYS_execve, (long)path, (long)argv, (long)envp, 0);
+  const char *sh_argv[1024];
+  size_t argc = 0;
+  if (r != -ENOEXEC)
+    return (int)-r;
+  while (argv[argc])
+    argc++;
+  if (argc + 2 > sizeof sh_argv / sizeof sh_argv[0])
+    return ENOEXEC; /* a #!-less script with a thousand arguments: not run */
+  {
+    sh_argv[0] = "/bin/sh";
+    sh_argv[1] = path;
+    for (size_t i = 1; i <= argc; i++)
+      sh_argv[i + 1] = argv[i];
+    r = rc_raw_syscall4 (SYS_execve, (long)"/bin/sh", (long)sh_argv, (long)envp, 0);
+  }
+  return (int)-r;
+}
+
+void
+rc_child_exec (const char *const *argv, const char *const *envp)
+{
+  const char *file = argv[0], *p;
+  size_t flen = strlen (file);
+  bool denied = false;
+  int e = ENOENT;
+
+  if (flen == 0)
+    rc_child_exec_failed (file, ENOENT);
+  if (strchr (file, '/'))
+    rc_child_exec_failed (file, exec_one (file, argv, envp));
+  /* execvp's search, on the job's PATH: an empty entry is the current
+   * directory; EACCES on one entry is remembered and reported if no later
+   * entry runs; errors that mean "not here" go on to the next entry. */
+  for (p = job_path (envp);; p++)
+    {
+      const char *end = strchrnul (p, ':');
+      size_t dlen = (size_t)(end - p);
+      char path[PATH_MAX];
+      if (dlen + 1 + flen < sizeof path)
+        {
+          memcpy (path, p, dlen);
+          path[dlen] = '/';
+          memcpy (path + dlen + 1, file, flen + 1);
+          e = exec_one (dlen ? path : path + 1, argv, envp);
+          if (e == EACCES)
+            denied = true;
+          else if (e != ENOENT && e != ENOTDIR && e != ESTALE && e != ENODEV && e != ETIMEDOUT)
+            break;
+        }
+      else
+        e = ENAMETOOLONG;
+      if (*end == '\0')
+        break;
+      p = end;
+    }
+  rc_child_exec_failed (file,
+                        denied && (e == ENOENT || e == ENOTDIR || e == ENAMETOOLONG) ? EACCES : e);
 }

@@ -90,6 +90,25 @@ ensure_root_dir (const char *path, mode_t mode, rc_err_t *err)
   return 0;
 }
 
+/* The highest capability number this kernel knows; 63 when unreadable
+ * (rc_child_drop_bounding then stops at the first EINVAL). */
+static unsigned
+read_cap_last (void)
+{
+  char buf[16];
+  int fd = open ("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+  ssize_t k = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+  unsigned long v;
+  char *end;
+  if (fd >= 0)
+    close (fd);
+  if (k <= 0)
+    return 63;
+  buf[k] = '\0';
+  v = strtoul (buf, &end, 10);
+  return end != buf && v < 64 ? (unsigned)v : 63;
+}
+
 static int
 ensure_parents (const char *path, rc_err_t *err)
 {
@@ -246,8 +265,10 @@ rc_sandbox_open (struct rc_sandbox **out, const struct rc_config *cfg, enum rc_s
       sb->slot_verified = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (bool));
       sb->netns = malloc ((sb->n_slots ? sb->n_slots : 1) * sizeof (int));
       sb->dying_init = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (pid_t));
+      sb->init_area = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (void *));
+      sb->cap_last = read_cap_last ();
       if (sb->slots == NULL || sb->slot_verified == NULL || sb->netns == NULL
-          || sb->dying_init == NULL)
+          || sb->dying_init == NULL || sb->init_area == NULL)
         {
           rc_error_set (err, ENOMEM, "sandbox open");
           goto fail;
@@ -279,6 +300,7 @@ rc_sandbox_close (struct rc_sandbox *sb)
   for (i = 0; sb->dying_init && i < sb->n_slots; i++)
     rc_sandbox_reap_dying (sb, (int)i);
   free (sb->dying_init);
+  rc_sandbox_init_areas_free (sb);
   for (i = 0; i < sb->n_slots; i++)
     if (sb->slots[i])
       rc_cgroup_slot_close (sb->slots[i]);

@@ -60,6 +60,12 @@ struct rc_sandbox
   int root_tpl;
   pid_t root_tpl_pid;
   bool root_tpl_unavailable;
+  /* Inits on the worker's memory (spawn.c): per slot, the stack and the
+   * init's copy of its job, mapped on first use; off when the kernel
+   * refuses the clone flags. */
+  void **init_area;
+  bool init_shared_unavailable;
+  unsigned cap_last; /* /proc/sys/kernel/cap_last_cap, read at open */
 };
 
 /* sandbox.c */
@@ -74,6 +80,8 @@ int rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec,
 
 /* Kills and reaps the pre-started init, if any. */
 void rc_sandbox_warm_stop (struct rc_sandbox *sb);
+/* Unmaps the slots' init areas (after every init is reaped). */
+void rc_sandbox_init_areas_free (struct rc_sandbox *sb);
 
 /* unsandboxed.c */
 int rc_unsandboxed_run (struct rc_sandbox *sb, const struct rc_job_spec *spec,
@@ -199,7 +207,7 @@ int rc_child_set_rlimits (const struct rc_limits *limits);
 /* Before the uid change (needs CAP_SETPCAP): empties the bounding and
  * ambient sets and locks the securebits (NOROOT, NO_SETUID_FIXUP, no
  * keep-caps, no ambient raise). */
-int rc_child_drop_bounding (void);
+int rc_child_drop_bounding (unsigned last_cap);
 /* After the uid change: empties the effective, permitted and inheritable
  * sets and checks they are empty. */
 int rc_child_clear_caps (void);
@@ -207,8 +215,12 @@ int rc_child_clear_caps (void);
 int rc_child_setup_stdio (int in, int out, int errfd);
 /* Writes "sandbox: <step> errno=N" to fd and _exit(127)s. */
 void rc_child_fail (int fd, const char *step, int errnum) __attribute__ ((noreturn));
-/* After a failed execvp: "runcell: cannot execute <argv0>: errno=N" on
+/* After a failed exec: "runcell: cannot execute <argv0>: errno=N" on
  * stderr, exit 127 (not found) or 126. */
 void rc_child_exec_failed (const char *argv0, int errnum) __attribute__ ((noreturn));
+/* execvp on the job's own PATH (from envp, not environ), a shell for a
+ * script without #!, and rc_child_exec_failed when nothing runs.  errno
+ * is not written on the way (rc_raw_syscall4). */
+void rc_child_exec (const char *const *argv, const char *const *envp) __attribute__ ((noreturn));
 
 #endif

@@ -39,9 +39,11 @@ int rc_seccomp_build (struct rc_seccomp_program *prog, rc_err_t *err);
 int rc_seccomp_load (const struct rc_seccomp_program *prog);
 void rc_seccomp_free (struct rc_seccomp_program *prog);
 
-/* For tests: builds a libseccomp context of the same rules (the caller
- * releases it with seccomp_release) so seccomp_export/simulators can run
- * without the kernel. */
+/* For tests: builds the libseccomp context of every rule but the
+ * personality check (the caller releases it with seccomp_release); its
+ * export is the program's tail after the first RC_SECCOMP_PRELUDE_LEN
+ * instructions, which decide personality() by hand. */
 void *rc_seccomp_context_new (rc_err_t *err);
+#define RC_SECCOMP_PRELUDE_LEN 8
 
 #endif

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include "common/log.h"
 #include "sandbox/sandbox_internal.h"
 #include "sandbox/syscalls.h"
 
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,6 +74,22 @@ struct rc_job
   uint64_t t0, started_us;
   unsigned cur_step;
   bool init_dead;
+  /* Set when init_pid is the shim of an init on the worker's memory
+   * (below): the init's own pid is in the area once it is cloned. */
+  struct rc_init_area *shim_area;
+};
+
+/* An init on the worker's memory works from this copy of its job, at the
+ * top of its slot's stack ("The init on the worker's memory", below). */
+#define INIT_STACK_BYTES (1u << 20) /* ASan frames included; touched pages only */
+
+struct rc_init_area
+{
+  struct rc_job job;
+  bool need_attach;
+  struct rc_clone_args init_args; /* the shim's clone of the init */
+  volatile pid_t init_pid;        /* CLONE_PARENT_SETTID: set before it runs */
+  volatile int clone_errno;       /* the shim's clone failed */
 };
 
 static void
@@ -126,6 +144,18 @@ ctl_recv (int fd, struct rc_ctl *m)
     }
 }
 
+static int
+write_file (const char *path, const char *data)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  ssize_t k;
+  if (fd < 0)
+    return -1;
+  k = write (fd, data, strlen (data));
+  close (fd);
+  return k < 0 ? -1 : 0;
+}
+
 /* ---- the user child (forked by the init) ------------------------------- */
 
 static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned i, int errpipe)
@@ -139,6 +169,7 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
   errfd = fcntl (errpipe, F_DUPFD_CLOEXEC, 3);
   if (errfd < 0)
     rc_child_fail (errpipe, "error pipe", errno);
+
   /* No controlling tty, own session: a TIOCSTI on an inherited terminal
    * would need one, and kill(-pgid) from the job cannot reach the init. */
   if (setsid () < 0)
@@ -147,7 +178,7 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
     rc_child_fail (errfd, "stdio", errno);
   if (rc_child_set_rlimits (&st->limits) < 0)
     rc_child_fail (errfd, "rlimits", errno);
-  if (rc_child_drop_bounding () < 0)
+  if (rc_child_drop_bounding (job->sb->cap_last) < 0)
     rc_child_fail (errfd, "capability bounding set", errno);
   /* setgroups first: root's supplementary groups (disk, adm) must not
    * survive the uid change. */
@@ -161,7 +192,8 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
       || su == 0 || rg == 0 || eg == 0 || sg == 0 || getgroups (0, NULL) != 0)
     rc_child_fail (errfd, "verify uid", EPERM);
   /* The uid change reset the mm's dumpable flag to fs.suid_dumpable
-   * (commit_creds), and this mm is still the init's (vfork): make it
+   * (commit_creds), and this mm is still the init's (vfork), which may be
+   * the worker's own: make it
    * non-dumpable again so no process of the slot uid can open
    * /proc/<pid>/mem on it before the exec.  With suid_dumpable 0 or 2 it
    * never became ptraceable by the slot uid; `runcell --check-host` refuses
@@ -195,10 +227,8 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
       if (r < 0)
         rc_child_fail (errfd, "seccomp", -r);
     }
-  /* execvp searches the PATH of environ: make it the job's. */
-  environ = (char **)job->spec->envp;
-  execvp (st->argv[0], (char *const *)st->argv);
-  rc_child_exec_failed (st->argv[0], errno);
+  /* On the job's PATH; environ is the worker's and stays so. */
+  rc_child_exec (st->argv, job->spec->envp);
 }
 
 /* ---- the namespace init -------------------------------------------------- */
@@ -222,18 +252,6 @@ init_fail (struct rc_job *job, const char *step, int errnum)
   snprintf (msg, sizeof msg, "sandbox: %s errno=%d", step, errnum);
   ctl_send (job->ctl_i, RC_CTL_FAIL, job->cur_step, errnum, msg);
   init_exit_after_fail (job);
-}
-
-static int
-write_file (const char *path, const char *data)
-{
-  int fd = open (path, O_WRONLY | O_CLOEXEC);
-  ssize_t k;
-  if (fd < 0)
-    return -1;
-  k = write (fd, data, strlen (data));
-  close (fd);
-  return k < 0 ? -1 : 0;
 }
 
 /* What the init does whatever the job: dies with the worker, hides its
@@ -299,8 +317,10 @@ static void __attribute__ ((noreturn)) init_serve (struct rc_job *job)
       char buf[160];
       ssize_t k;
 
-      /* Orphans of earlier steps (daemons) are reaped as they die. */
-      while (waitpid (-1, NULL, WNOHANG) > 0)
+      /* Orphans of earlier steps (daemons) are reaped as they die.  Raw
+       * waits here and below: with no child left, wait4 fails (ECHILD),
+       * and errno may be the worker's (rc_raw_syscall4). */
+      while (rc_raw_syscall4 (SYS_wait4, -1, 0, WNOHANG, 0) > 0)
         ;
       r = ctl_recv (job->ctl_i, &m);
       if (r <= 0)
@@ -338,10 +358,10 @@ static void __attribute__ ((noreturn)) init_serve (struct rc_job *job)
       ctl_send (job->ctl_i, RC_CTL_STARTED, m.step, 0, NULL);
       for (;;)
         {
-          w = waitpid (-1, &st, 0);
+          w = (pid_t)rc_raw_syscall4 (SYS_wait4, -1, (long)&st, 0, 0);
           if (w == child)
             break;
-          if (w < 0 && errno != EINTR)
+          if (w < 0 && w != -EINTR)
             _exit (127);
         }
       if (ctl_send (job->ctl_i, RC_CTL_EXITED, m.step, st, NULL) < 0)
@@ -620,6 +640,16 @@ warm_take (struct rc_job *job)
 
 /* ---- the worker's side ---------------------------------------------------- */
 
+/* The process to kill to end the job: the init, whose death tears the pid
+ * namespace down; the shim when its init is not cloned yet. */
+static pid_t
+job_kill_target (const struct rc_job *job)
+{
+  if (job->shim_area && job->shim_area->init_pid > 0)
+    return job->shim_area->init_pid;
+  return job->init_pid;
+}
+
 static void
 job_kill (void *ctx)
 {
@@ -628,7 +658,7 @@ job_kill (void *ctx)
   /* The init's death tears the pid namespace down at once; the cgroup
    * kill is the belt to those braces. */
   if (job->init_pid > 0)
-    kill (job->init_pid, SIGKILL);
+    kill (job_kill_target (job), SIGKILL);
   (void)rc_cgroup_slot_kill_all (job->slot, 0, &err);
   rc_error_free (&err);
 }
@@ -725,7 +755,9 @@ job_release (struct rc_job *job)
   size_t i;
   if (job->init_pid > 0)
     {
-      kill (job->init_pid, SIGKILL);
+      /* init_pid is what is reaped: the init, or its shim, which exits
+       * once the init and its namespaces are gone. */
+      kill (job_kill_target (job), SIGKILL);
       if (job->spec->workspace == RC_WORKSPACE_BIND)
         while (waitpid (job->init_pid, NULL, 0) < 0 && errno == EINTR)
           ;
@@ -744,6 +776,164 @@ job_release (struct rc_job *job)
       close_fd (&job->fds[i].err_r);
       close_fd (&job->fds[i].err_w);
     }
+}
+
+/* ---- the init on the worker's memory ---------------------------------------
+ *
+ * A cold init shares the worker's memory (CLONE_VM), so the clone copies no
+ * page tables, neither side takes copy-on-write faults after it, and its
+ * exit unmaps nothing: on a paravirtualised host each of those is dear
+ * (docs/sandbox.md has the figures).  The worker clones a shim onto the
+ * slot's stack (CLONE_VM, in the worker's own cgroups); the shim clones the
+ * init with CLONE_VM | CLONE_VFORK | CLONE_FILES and the namespaces, waits
+ * for it to die and exits.  What sharing asks, and why each holds:
+ *
+ * - The OOM killer kills every process on its victim's mm, so no task on
+ *   the worker's memory may ever be chosen.  The init and the user child
+ *   are vfork children of a process on the same mm, which the badness
+ *   scan skips (in_vfork); the shim is not in the job's cgroups.  A v2
+ *   group kill (memory.oom.group) does not skip vfork children, so on
+ *   cgroup v2 inits stay forked.
+ * - Until READY the worker only waits on the control socket (poll), so the
+ *   setup may allocate and free on the shared heap as a forked init did.
+ *   After READY all three run beside the worker and make system calls
+ *   only; those that fail in normal operation (wait4 with no child left,
+ *   exec's search of PATH) go through rc_raw_syscall4, because errno is
+ *   the worker's thread's variable, and the bounding-set loop stops at the
+ *   cap_last_cap the worker read.
+ * - CLONE_CLEAR_SIGHAND: no signal handler of the worker ever runs in the
+ *   shim, the init or the child, where it would write the worker's state.
+ * - The init works on its own copy of the job, in the slot's area above
+ *   the stack, which the worker does not write again until the shim is
+ *   reaped (rc_sandbox_reap_dying runs before the slot's next job).
+ * - The user child does not assign environ (the worker's): rc_child_exec
+ *   searches the job's PATH itself.
+ * - The init's oom_score_adj is its own (a vfork child's score does not
+ *   spread over the mm); PR_SET_DUMPABLE 0 is the mm's, so the worker
+ *   becomes non-dumpable too (no core file of a crashed worker).
+ * - CLONE_FILES: the init's closes of the job's pipe ends close the
+ *   shim's references too; the shim holds the table until it exits.
+ *
+ * The pre-started init runs beside the worker for long stretches and stays
+ * a fork; so does every init on cgroup v2, before Linux 5.5 (no
+ * CLONE_CLEAR_SIGHAND), or with RUN_INIT_SHARED_MEMORY=0.
+ */
+
+static size_t
+init_area_bytes (void)
+{
+  size_t page = (size_t)sysconf (_SC_PAGESIZE);
+  return page + ((INIT_STACK_BYTES + sizeof (struct rc_init_area) + page - 1) & ~(page - 1));
+}
+
+/* The slot's area: a guard page, the stack, and the init's copy of the
+ * job at the top; made on the slot's first job and kept. */
+static struct rc_init_area *
+init_area (struct rc_sandbox *sb, int slot, void **stack_lo, size_t *stack_size)
+{
+  size_t total = init_area_bytes (), page = (size_t)sysconf (_SC_PAGESIZE);
+  char *base = sb->init_area[slot], *top;
+
+  if (base == NULL)
+    {
+      base = mmap (NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1,
+                   0);
+      if (base == MAP_FAILED)
+        return NULL;
+      if (mprotect (base, page, PROT_NONE) < 0)
+        {
+          munmap (base, total);
+          return NULL;
+        }
+      sb->init_area[slot] = base;
+    }
+  top = (char *)(((uintptr_t)(base + total - sizeof (struct rc_init_area))) & ~(uintptr_t)63);
+  *stack_lo = base + page;
+  *stack_size = (size_t)(((uintptr_t)top & ~(uintptr_t)15) - (uintptr_t)(base + page));
+  return (struct rc_init_area *)top;
+}
+
+void
+rc_sandbox_init_areas_free (struct rc_sandbox *sb)
+{
+  for (unsigned i = 0; sb->init_area && i < sb->n_slots; i++)
+    if (sb->init_area[i])
+      munmap (sb->init_area[i], init_area_bytes ());
+  free (sb->init_area);
+  sb->init_area = NULL;
+}
+
+static int
+init_on_worker_memory (void *p)
+{
+  struct rc_init_area *a = p;
+  init_main (&a->job, a->need_attach);
+}
+
+/* The shim: raw calls only, it runs beside the worker from the start. */
+static int
+init_shim (void *p)
+{
+  struct rc_init_area *a = p;
+  long pid, r;
+  int st;
+
+  (void)rc_raw_syscall4 (SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
+  /* Returns when the init is gone: a vfork parent waits for its child to
+   * exec or exit, and the init never execs. */
+  pid = rc_clone3_raw (&a->init_args, init_on_worker_memory, a);
+  if (pid < 0)
+    {
+      a->clone_errno = (int)-pid;
+      return 127;
+    }
+  do
+    r = rc_raw_syscall4 (SYS_wait4, pid, (long)&st, 0, 0);
+  while (r == -EINTR);
+  return 0;
+}
+
+static void
+init_shared_unavailable (struct rc_sandbox *sb, int errnum)
+{
+  sb->init_shared_unavailable = true;
+  rc_log (RC_LOG_INFO, "init_forked",
+          "namespace inits are forked: clone3(CLONE_VM|CLONE_CLEAR_SIGHAND) errno=%d", errnum);
+}
+
+/* The shim and its init (above); returns the shim's pid, the one to reap,
+ * or -1 where this cannot be (the caller forks then). */
+static pid_t
+job_clone_shared (struct rc_job *job, const struct rc_clone_args *init_args, bool need_attach)
+{
+  struct rc_sandbox *sb = job->sb;
+  struct rc_clone_args shim = { .flags = CLONE_VM | CLONE_CLEAR_SIGHAND, .exit_signal = SIGCHLD };
+  struct rc_init_area *a;
+  void *stack;
+  size_t size;
+  pid_t pid;
+
+  if (!sb->cfg->init_shared_memory || sb->init_shared_unavailable
+      || sb->cgmode == RC_CGROUP_UNIFIED)
+    return -1;
+  a = init_area (sb, job->spec->slot, &stack, &size);
+  if (a == NULL)
+    return -1;
+  a->job = *job;
+  a->need_attach = need_attach;
+  a->init_pid = 0;
+  a->clone_errno = 0;
+  a->init_args = *init_args;
+  a->init_args.flags |= CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_PARENT_SETTID;
+  a->init_args.parent_tid = (uint64_t)(uintptr_t)&a->init_pid;
+  shim.stack = (uint64_t)(uintptr_t)stack;
+  shim.stack_size = size;
+  pid = rc_clone3_on_stack (&shim, init_shim, a);
+  if (pid < 0 && (errno == EINVAL || errno == ENOSYS))
+    init_shared_unavailable (sb, errno);
+  if (pid > 0)
+    job->shim_area = a;
+  return pid;
 }
 
 static pid_t
@@ -767,6 +957,9 @@ job_clone (struct rc_job *job, bool *need_attach, rc_err_t *err)
       args.flags = flags;
       *need_attach = true;
     }
+  pid = job_clone_shared (job, &args, *need_attach);
+  if (pid > 0)
+    return pid;
   pid = rc_clone3 (&args);
   if (pid < 0 && errno == ENOSYS)
     {
@@ -842,6 +1035,7 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
       job.init_pid = job_clone (&job, &need_attach, err);
       if (job.init_pid == 0)
         init_main (&job, need_attach);
+      res->init_shared = job.shim_area != NULL;
       close_fd (&job.plan.root_fd);
       if (job.init_pid < 0)
         goto out;
@@ -872,6 +1066,12 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
         goto out;
       }
     r = ctl_recv (job.ctl_w, &m);
+    if (r == 0 && job.shim_area && job.shim_area->clone_errno)
+      {
+        rc_error_set (err, job.shim_area->clone_errno, "sandbox: clone errno=%d",
+                      job.shim_area->clone_errno);
+        goto out;
+      }
     if (r <= 0)
       {
         rc_error_set (err, r < 0 ? errno : EPIPE, "sandbox: init died errno=%d",

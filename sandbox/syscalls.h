@@ -58,6 +58,9 @@
 #ifndef CLONE_NEWCGROUP
 #define CLONE_NEWCGROUP 0x02000000
 #endif
+#ifndef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND 0x100000000ULL
+#endif
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
@@ -88,6 +91,32 @@ static inline pid_t
 rc_clone3 (struct rc_clone_args *args)
 {
   return (pid_t)syscall (__NR_clone3, args, sizeof (*args));
+}
+
+/* clone3 onto args->stack (its top 16-byte aligned), where the
+ * child runs fn (arg) and exits with its result: for CLONE_VM children
+ * (clone_on_stack.c).  Returns the child's pid, or -1 with errno set. */
+pid_t rc_clone3_on_stack (struct rc_clone_args *args, int (*fn) (void *), void *arg);
+/* The same returning the pid or -errno, errno untouched (see below).  With
+ * CLONE_VFORK, args->stack may be 0: the child runs below the caller's
+ * frame, which the parent does not use again until the child is gone. */
+long rc_clone3_raw (struct rc_clone_args *args, int (*fn) (void *), void *arg);
+
+/* A system call that returns -errno and leaves errno alone.  For code that
+ * runs on another process's memory (a CLONE_VM child, and the vfork child
+ * of one) while that process runs on: errno is a variable of the other
+ * process's thread, and a failed call there must not change it under it.
+ * x86_64 calling convention. */
+static inline long
+rc_raw_syscall4 (long nr, long a1, long a2, long a3, long a4)
+{
+  long ret;
+  register long r10 __asm__("r10") = a4;
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10)
+                   : "rcx", "r11", "memory");
+  return ret;
 }
 
 /* mount_setattr: struct mount_attr and the flags we use.  <linux/mount.h>

@@ -123,9 +123,7 @@ plain_child (const struct rc_job_spec *spec, size_t i, int in_r, int out_w, int 
     }
   if (chdir (cwd) < 0)
     rc_child_fail (errfd, "chdir", errno);
-  environ = (char **)spec->envp;
-  execvp (st->argv[0], (char *const *)st->argv);
-  rc_child_exec_failed (st->argv[0], errno);
+  rc_child_exec (st->argv, spec->envp);
 }
 
 static int

@@ -32,6 +32,10 @@ NOT_PRESTARTED = "isolib: a job did not run prestarted"
 # say its root was built, not cloned from the worker's template.
 ROOT_BUILT = os.environ.get("RC_ISOLATION_ROOT_BUILT") == "1"
 NOT_BUILT = "isolib: a job's root was not built"
+# Set by init_forked.py (with RUN_INIT_SHARED_MEMORY=0): every job's summary
+# must say its init was forked, not run on the worker's memory.
+INIT_FORKED = os.environ.get("RC_ISOLATION_INIT_FORKED") == "1"
+NOT_FORKED = "isolib: a job's init was not forked"
 # A one-job `runcell exec` builds its root unless told: the suite tests the
 # service's way, the worker's template, unless root_built.py says otherwise.
 os.environ.setdefault("RUN_ROOT_TEMPLATE", "1")
@@ -50,6 +54,8 @@ def start(plan, uid_base):
         uid_base += 1000
     if ROOT_BUILT:
         uid_base += 2000
+    if INIT_FORKED:
+        uid_base += 3000
     os.environ["RUN_UID_BASE"] = str(uid_base)
     t.uid_base = uid_base
     return t
@@ -114,6 +120,8 @@ def finish(code, out, err, tmp):
         print("%s: %r" % (NOT_PRESTARTED, summary), file=sys.stderr)
     if ROOT_BUILT and summary is not None and summary.get("root") != "built":
         print("%s: %r" % (NOT_BUILT, summary), file=sys.stderr)
+    if INIT_FORKED and summary is not None and summary.get("init") != "forked":
+        print("%s: %r" % (NOT_FORKED, summary), file=sys.stderr)
     return Result(code, out, err, summary)
 
 

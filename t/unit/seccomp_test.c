@@ -330,21 +330,23 @@ main (void)
       return 1;
     }
 
-  /* The context of rc_seccomp_context_new exports the same program. */
+  /* The context of rc_seccomp_context_new exports the program after the
+   * hand-written personality prelude, byte for byte. */
   {
     void *ctx = rc_seccomp_context_new (&err);
     int fd = memfd_create ("t", MFD_CLOEXEC);
     struct stat st;
     int same = 0;
     if (ctx != NULL && fd >= 0 && seccomp_export_bpf (ctx, fd) == 0 && fstat (fd, &st) == 0
-        && (size_t)st.st_size == prog.len * sizeof (struct sock_filter))
+        && (size_t)st.st_size == (prog.len - RC_SECCOMP_PRELUDE_LEN) * sizeof (struct sock_filter))
       {
         struct sock_filter *copy = malloc ((size_t)st.st_size);
         same = copy != NULL && pread (fd, copy, (size_t)st.st_size, 0) == st.st_size
-               && memcmp (copy, prog.insns, (size_t)st.st_size) == 0;
+               && memcmp (copy, prog.insns + RC_SECCOMP_PRELUDE_LEN, (size_t)st.st_size) == 0;
         free (copy);
       }
-    ok (same, "rc_seccomp_context_new has the same rules as the exported program");
+    ok (same,
+        "rc_seccomp_context_new has the same rules as the exported program after its prelude");
     if (ctx != NULL)
       seccomp_release (ctx);
     if (fd >= 0)
@@ -517,6 +519,14 @@ main (void)
   ok (IS_KILL (r), "x32 clone(CLONE_NEWUSER) -> %s", describe (r));
   r = native (X32_BIT + 512, 0, 0);
   ok (IS_KILL (r), "x32-only number 512 -> %s", describe (r));
+  /* The prelude lets personality of another ABI through to libseccomp's
+   * program, which must kill it whatever the argument. */
+  r = native (SYS_personality | X32_BIT, 0, 0);
+  ok (IS_KILL (r), "x32 personality(PER_LINUX) -> %s", describe (r));
+  r = decide (AUDIT_ARCH_I386, 136, 0, 0);
+  ok (IS_KILL (r), "i386 personality(PER_LINUX) -> %s", describe (r));
+  r = decide (AUDIT_ARCH_I386, SYS_personality, 0xffffffffu, 0);
+  ok (IS_KILL (r), "i386 call numbered like x86_64 personality -> %s", describe (r));
   r = decide (AUDIT_ARCH_I386, 4, 1, 0);
   ok (IS_KILL (r), "i386 write -> %s", describe (r));
   r = decide (AUDIT_ARCH_I386, 20, 0, 0);
