@@ -7,6 +7,9 @@
  * Processes, per job:
  *
  *   worker (root, host namespaces; owns slot N: uid BASE+N, cgroup slotN)
+ *    └─ [cgroup v1: shim (on the worker's memory, CLONE_VM; in the worker's
+ *       │           cgroups; clones the init as its vfork child, reaps it,
+ *       │           exits: spawn.c, "The init on the worker's memory")]
  *    └─ init (pid 1 of a new pid namespace; root; new mount, ipc and uts
  *       │     namespaces from the clone; joins the slot's pre-made network
  *       │     namespace (only lo) with setns; in the slot cgroup from birth

@@ -2,10 +2,12 @@
  *
  * The worker (root, host namespaces) creates every pipe the job needs, then
  * clones the namespace init into fresh mount, pid, ipc, uts, net and cgroup
- * namespaces.  The init (pid 1 of its pid namespace, root) builds the mount
- * view (mounts.c) and then, for each step the worker releases, forks the
- * user child, which drops to the slot uid and execs.  The protocol on the
- * control socket is in the theory of operation in sandbox.c.
+ * namespaces: on cgroup v1 on the worker's own memory, through a shim
+ * ("The init on the worker's memory", below), elsewhere as a fork.  The
+ * init (pid 1 of its pid namespace, root) builds the mount view (mounts.c)
+ * and then, for each step the worker releases, vforks the user child,
+ * which drops to the slot uid and execs.  The protocol on the control
+ * socket is in the theory of operation in sandbox.c.
  */
 #include "config.h"
 
@@ -169,7 +171,6 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
   errfd = fcntl (errpipe, F_DUPFD_CLOEXEC, 3);
   if (errfd < 0)
     rc_child_fail (errpipe, "error pipe", errno);
-
   /* No controlling tty, own session: a TIOCSTI on an inherited terminal
    * would need one, and kill(-pgid) from the job cannot reach the init. */
   if (setsid () < 0)
@@ -906,14 +907,14 @@ init_shared_unavailable (struct rc_sandbox *sb, int errnum)
  * stack it does not know: its no-return hooks then report false overflows.
  * Sanitizer builds (the unit tests' second run, fuzzing) fork. */
 #if defined(__SANITIZE_ADDRESS__)
-#define RC_INIT_SHARED_UNDER_ASAN 0
+#define RC_INIT_SHARED_BUILD 0
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define RC_INIT_SHARED_UNDER_ASAN 0
+#define RC_INIT_SHARED_BUILD 0
 #endif
 #endif
-#ifndef RC_INIT_SHARED_UNDER_ASAN
-#define RC_INIT_SHARED_UNDER_ASAN 1
+#ifndef RC_INIT_SHARED_BUILD
+#define RC_INIT_SHARED_BUILD 1
 #endif
 
 /* The shim and its init (above); returns the shim's pid, the one to reap,
@@ -928,7 +929,7 @@ job_clone_shared (struct rc_job *job, const struct rc_clone_args *init_args, boo
   size_t size;
   pid_t pid;
 
-  if (!RC_INIT_SHARED_UNDER_ASAN || !sb->cfg->init_shared_memory || sb->init_shared_unavailable
+  if (!RC_INIT_SHARED_BUILD || !sb->cfg->init_shared_memory || sb->init_shared_unavailable
       || sb->cgmode == RC_CGROUP_UNIFIED)
     return -1;
   a = init_area (sb, job->spec->slot, &stack, &size);
@@ -1083,8 +1084,12 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
     r = ctl_recv (job.ctl_w, &m);
     if (r == 0 && job.shim_area && job.shim_area->clone_errno)
       {
-        rc_error_set (err, job.shim_area->clone_errno, "sandbox: clone errno=%d",
-                      job.shim_area->clone_errno);
+        int e = job.shim_area->clone_errno;
+        /* A kernel that refuses the init's flags: this job fails, the
+         * next ones fork. */
+        if (e == EINVAL || e == ENOSYS)
+          init_shared_unavailable (sb, e);
+        rc_error_set (err, e, "sandbox: clone errno=%d", e);
         goto out;
       }
     if (r <= 0)
