@@ -17,8 +17,8 @@
 #error "rc_clone3_on_stack is written for x86_64"
 #endif
 
-/* long clone3_call (struct rc_clone_args *args, size_t size,
- *                   int (*fn) (void *), void *arg)
+/* long rc_clone3_call (struct rc_clone_args *args, size_t size,
+ *                      int (*fn) (void *), void *arg)
  * The parent gets the syscall's result (pid or -errno).  The child starts
  * at the instruction after the syscall with every register but rax, rcx
  * and r11 as the parent had them, and rsp at args->stack +
