@@ -214,13 +214,11 @@ exec_one (const char *path, const char *const *argv, const char *const *envp)
     argc++;
   if (argc + 2 > sizeof sh_argv / sizeof sh_argv[0])
     return ENOEXEC; /* a #!-less script with a thousand arguments: not run */
-  {
-    sh_argv[0] = "/bin/sh";
-    sh_argv[1] = path;
-    for (size_t i = 1; i <= argc; i++)
-      sh_argv[i + 1] = argv[i];
-    r = rc_raw_syscall4 (SYS_execve, (long)"/bin/sh", (long)sh_argv, (long)envp, 0);
-  }
+  sh_argv[0] = "/bin/sh";
+  sh_argv[1] = path;
+  for (size_t i = 1; i <= argc; i++)
+    sh_argv[i + 1] = argv[i];
+  r = rc_raw_syscall4 (SYS_execve, (long)"/bin/sh", (long)sh_argv, (long)envp, 0);
   return (int)-r;
 }
 

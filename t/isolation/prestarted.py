@@ -15,17 +15,12 @@ import os
 
 import isolib
 import rerun
-import tap
 
 FILES = ["readonly.py", "tmp.py", "environ.py", "creds.py", "fds.py", "proc.py",
          "namespaces.py", "dev.py", "cgroup.py", "limits.py", "concurrent.py", "daemon.py",
          "hostmounts.py", "memory.py", "coredump.py", "root.py"]
 
-t = tap.Tap()
-if os.geteuid() != 0:
-    t.set_plan(1)
-    t.skip("the sandbox needs root", name="prestarted")
-    t.exit()
+t = rerun.start("prestarted")
 
 rerun.rerun(t, FILES, dict(os.environ, RC_ISOLATION_PRESTART="1"), isolib.NOT_PRESTARTED,
             "every job prestarted")
