@@ -57,7 +57,7 @@ enum rc_outcome
   RC_OUTCOME_WALL,       /* wall_ms */
   RC_OUTCOME_IDLE,       /* idle_ms */
   RC_OUTCOME_CPU,        /* cpu_ms, or the RLIMIT_CPU backstop (SIGXCPU) */
-  RC_OUTCOME_MEMORY,     /* the cgroup's OOM killer */
+  RC_OUTCOME_MEMORY,     /* the cgroup's OOM killer, or thrashing at the limit */
   RC_OUTCOME_OUTPUT,     /* a stream went over stream_bytes */
   RC_OUTCOME_SANDBOX,    /* the sandbox failed; the job has no result */
 };
@@ -147,6 +147,10 @@ struct rc_step_result
   uint64_t wall_ms;
   uint64_t cpu_ms;
   uint64_t memory_peak_kb;
+  /* MEMORY came from the thrash watch (sandbox/thrash.c), not an OOM kill:
+   * the rate at which it re-read its file pages, bytes per second. */
+  bool thrashed;
+  uint64_t thrash_rate;
 };
 
 struct rc_job_result

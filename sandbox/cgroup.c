@@ -438,7 +438,7 @@ int
 rc_cg_read_key_fd (int fd, const char *key, uint64_t *value, bool *found, const char *what,
                    rc_err_t *err)
 {
-  char buf[1024];
+  char buf[8192]; /* memory.stat is the longest file read: 2-4 KiB */
   size_t klen = strlen (key);
   const char *p;
 
@@ -464,7 +464,8 @@ rc_cg_slot_init_fds (struct rc_cgroup_slot *slot)
   for (size_t i = 0; i < RC_CG_MAX_HIER; i++)
     slot->procs[i] = slot->dirs[i] = -1;
   slot->v1_limit = slot->v1_memsw = slot->v1_max_usage = slot->v1_failcnt = -1;
-  slot->v1_oom = slot->v1_pids_max = slot->v1_cpu_usage = -1;
+  slot->v1_oom = slot->v1_pids_max = slot->v1_cpu_usage = slot->v1_usage = -1;
+  slot->mem_stat = -1;
   slot->v2_dir = slot->v2_memory_max = slot->v2_pids_max = slot->v2_peak = -1;
   slot->v2_current = slot->v2_cpu_stat = slot->v2_events = slot->v2_kill = -1;
   slot->v2_cg_events = -1;
@@ -653,26 +654,49 @@ rc_cg_kill_loop (const int *dirs, size_t n, unsigned timeout_ms, rc_err_t *err)
 }
 
 uint64_t
-rc_cg_leftover_shmem (const char *dir)
+rc_cg_leftover_shmem (struct rc_cgroup_slot *slot)
 {
-  char buf[8192];
-  const char *p;
   rc_err_t err = NULL;
   uint64_t v = 0;
+  bool found;
 
-  if (rc_cg_read_file (dir, "memory.stat", buf, sizeof buf, &err) < 0)
+  /* "shmem N" at the start of a line (v1 also has "total_shmem"). */
+  if (rc_cg_read_key_fd (slot->mem_stat, "shmem", &v, &found, "memory.stat", &err) < 0)
     {
       rc_error_free (&err);
       return 0;
     }
-  /* "shmem N" at the start of a line (v1 also has "total_shmem"). */
-  for (p = buf; p && *p; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : NULL)
-    if (strncmp (p, "shmem ", 6) == 0)
-      {
-        parse_u64 (p + 6, &v);
-        break;
-      }
-  return v;
+  return found ? v : 0;
+}
+
+int
+rc_cg_open_memory_stat (struct rc_cgroup_slot *slot, int dirfd, const char *dir, bool v2,
+                        rc_err_t *err)
+{
+  /* The file-page refault counter, hierarchical: v1 prints the slot's own
+   * counters and then total_* ones over its subtree, v2 is hierarchical
+   * throughout.  Kernels before 5.9 have one counter for anon and file
+   * together, which serves as well without swap (no anon page is ever
+   * evicted, so none can refault). */
+  static const char *const keys_v1[]
+      = { "total_workingset_refault_file", "total_workingset_refault" };
+  static const char *const keys_v2[] = { "workingset_refault_file", "workingset_refault" };
+  const char *const *keys = v2 ? keys_v2 : keys_v1;
+
+  slot->mem_stat = rc_cg_open (dirfd, dir, "memory.stat", O_RDONLY, err);
+  if (slot->mem_stat < 0)
+    return -1;
+  slot->refault_key = NULL;
+  for (size_t i = 0; i < 2 && slot->refault_key == NULL; i++)
+    {
+      uint64_t v;
+      bool found;
+      if (rc_cg_read_key_fd (slot->mem_stat, keys[i], &v, &found, "memory.stat", err) < 0)
+        return -1;
+      if (found)
+        slot->refault_key = keys[i];
+    }
+  return 0;
 }
 
 void
@@ -801,11 +825,11 @@ rc_cgroup_slot_open (struct rc_cgroup_slot **slotp, const char *name, unsigned i
 void
 rc_cgroup_slot_close (struct rc_cgroup_slot *slot)
 {
-  int *fds[]
-      = { &slot->v1_limit,      &slot->v1_memsw,    &slot->v1_max_usage, &slot->v1_failcnt,
-          &slot->v1_oom,        &slot->v1_pids_max, &slot->v1_cpu_usage, &slot->v2_dir,
-          &slot->v2_memory_max, &slot->v2_pids_max, &slot->v2_peak,      &slot->v2_current,
-          &slot->v2_cpu_stat,   &slot->v2_events,   &slot->v2_kill,      &slot->v2_cg_events };
+  int *fds[] = { &slot->v1_limit,      &slot->v1_memsw,    &slot->v1_max_usage, &slot->v1_failcnt,
+                 &slot->v1_oom,        &slot->v1_pids_max, &slot->v1_cpu_usage, &slot->v2_dir,
+                 &slot->v2_memory_max, &slot->v2_pids_max, &slot->v2_peak,      &slot->v2_current,
+                 &slot->v2_cpu_stat,   &slot->v2_events,   &slot->v2_kill,      &slot->v2_cg_events,
+                 &slot->v1_usage,      &slot->mem_stat };
 
   if (slot == NULL)
     return;
@@ -915,6 +939,27 @@ rc_cgroup_slot_oom_kills (struct rc_cgroup_slot *slot, uint64_t *count, rc_err_t
   if (is_v2 (slot->mode))
     return rc_cg2_oom_kills (slot, count, err);
   return rc_cg1_oom_kills (slot, count, err);
+}
+
+int
+rc_cgroup_slot_memory_sample (struct rc_cgroup_slot *slot, struct rc_memory_sample *s,
+                              rc_err_t *err)
+{
+  bool found = false;
+
+  s->limit = slot->limit_bytes;
+  s->refaults = 0;
+  if (rc_cg_read_u64_fd (is_v2 (slot->mode) ? slot->v2_current : slot->v1_usage, &s->usage,
+                         "memory usage", err)
+      < 0)
+    return -1;
+  if (slot->refault_key != NULL
+      && rc_cg_read_key_fd (slot->mem_stat, slot->refault_key, &s->refaults, &found, "memory.stat",
+                            err)
+             < 0)
+    return -1;
+  s->has_refaults = found;
+  return 0;
 }
 
 int

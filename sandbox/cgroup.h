@@ -68,6 +68,16 @@ int rc_cgroup_slot_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us
 int rc_cgroup_slot_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err);
 /* OOM kills since prepare (v2 memory.events oom_kill, v1 memory.oom_control). */
 int rc_cgroup_slot_oom_kills (struct rc_cgroup_slot *slot, uint64_t *count, rc_err_t *err);
+/* What the thrash watch (sandbox/thrash.c) samples while a step runs. */
+struct rc_memory_sample
+{
+  uint64_t usage;    /* bytes charged now (v1 usage_in_bytes, v2 memory.current) */
+  uint64_t limit;    /* the limit prepare set, tmpfs base included; 0: none */
+  uint64_t refaults; /* file pages evicted and read back, ever (memory.stat) */
+  bool has_refaults; /* false: this kernel's memory.stat has no such counter */
+};
+int rc_cgroup_slot_memory_sample (struct rc_cgroup_slot *slot, struct rc_memory_sample *s,
+                                  rc_err_t *err);
 /* SIGKILLs every process in the slot (v2 cgroup.kill) and waits until the
  * slot is empty, at most timeout_ms.  < 0 when processes remain. */
 int rc_cgroup_slot_kill_all (struct rc_cgroup_slot *slot, unsigned timeout_ms, rc_err_t *err);

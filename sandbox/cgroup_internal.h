@@ -56,10 +56,18 @@ struct rc_cgroup_slot
   int v1_oom;        /* memory.oom_control, "oom_kill N" since 4.13 */
   int v1_pids_max;   /* pids.max */
   int v1_cpu_usage;  /* cpuacct.usage in ns, reset by writing 0 */
+  int v1_usage;      /* memory.usage_in_bytes */
   uint64_t oom_base; /* oom_kill (v1) or memory.events oom_kill (v2) at prepare */
   /* tmpfs pages already charged at prepare (an earlier step's /tmp, a
    * session's files): on top of the limit, and not in the peak. */
   uint64_t shmem_base;
+  /* Both modes: memory.stat kept open (the leftover tmpfs at prepare, the
+   * refault counter the thrash watch samples), the name of that counter
+   * in this kernel's memory.stat (NULL: none), and the limit prepare
+   * wrote, tmpfs base included (0: none). */
+  int mem_stat;
+  const char *refault_key;
+  uint64_t limit_bytes;
 
   /* v2 files, -1 when absent. */
   int v2_dir;        /* O_DIRECTORY fd for clone3 (CLONE_INTO_CGROUP) */
@@ -118,10 +126,13 @@ int rc_cg_kill_loop (const int *dirs, size_t n, unsigned timeout_ms, rc_err_t *e
 int rc_cg_procs_empty (const int *dirs, size_t n, bool *empty, rc_err_t *err);
 /* Removes one slot directory after killing what is in it (teardown). */
 void rc_cg_remove_dir (const char *dir);
-/* Bytes of shmem (tmpfs) still charged to the memory cgroup at dir when no
+/* Bytes of shmem (tmpfs) still charged to the slot's memory cgroup when no
  * process is left in it: pages a finished job wrote into a session's tmpfs.
  * 0 when memory.stat has no such line. */
-uint64_t rc_cg_leftover_shmem (const char *dir);
+uint64_t rc_cg_leftover_shmem (struct rc_cgroup_slot *slot);
+/* Opens the slot's memory.stat below dirfd and finds its refault counter. */
+int rc_cg_open_memory_stat (struct rc_cgroup_slot *slot, int dirfd, const char *dir, bool v2,
+                            rc_err_t *err);
 void rc_cg_slot_init_fds (struct rc_cgroup_slot *slot);
 void rc_cg_sleep_us (unsigned us);
 

@@ -21,6 +21,9 @@
  *                                memsw is absent (swapaccount=0);
  *   memory.max_usage_in_bytes    the peak; writing 0 resets it per job;
  *   memory.failcnt               reset per job (diagnostics);
+ *   memory.usage_in_bytes,       sampled by the thrash watch (usage against
+ *   memory.stat                  the limit, file refaults); memory.stat also
+ *                                gives the tmpfs left over at prepare;
  *   memory.oom_control oom_kill  kills by the memcg OOM killer (4.13+); it
  *                                cannot be reset, so a baseline is kept;
  *   pids.max                     fork bombs;
@@ -310,8 +313,11 @@ rc_cg1_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err)
                       = rc_cg_open (dfd, dir, "memory.max_usage_in_bytes", O_RDWR, err))
                          < 0
                   || (slot->v1_failcnt = rc_cg_open (dfd, dir, "memory.failcnt", O_RDWR, err)) < 0
-                  || (slot->v1_oom = rc_cg_open (dfd, dir, "memory.oom_control", O_RDONLY, err))
-                         < 0)
+                  || (slot->v1_oom = rc_cg_open (dfd, dir, "memory.oom_control", O_RDONLY, err)) < 0
+                  || (slot->v1_usage
+                      = rc_cg_open (dfd, dir, "memory.usage_in_bytes", O_RDONLY, err))
+                         < 0
+                  || rc_cg_open_memory_stat (slot, dfd, dir, false, err) < 0)
                 goto out;
               /* Absent when the kernel runs with swapaccount=0. */
               slot->v1_memsw = openat (dfd, "memory.memsw.limit_in_bytes", O_WRONLY | O_CLOEXEC);
@@ -369,9 +375,10 @@ rc_cg1_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pid
    * swap, so they cannot be reclaimed): the step gets its full limit on
    * top of them, or it would be OOM-killed early, and they are taken out
    * of its peak (rc_cg1_memory_peak). */
-  slot->shmem_base = rc_cg_leftover_shmem (slot->path);
+  slot->shmem_base = rc_cg_leftover_shmem (slot);
   if (memory_bytes != 0)
     memory_bytes += slot->shmem_base;
+  slot->limit_bytes = memory_bytes;
   if (set_memory_limit (slot, memory_bytes, err) < 0)
     goto fail;
   if (pids_max == 0)

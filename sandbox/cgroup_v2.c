@@ -288,7 +288,8 @@ rc_cg2_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err)
       || (slot->v2_current = rc_cg_open (slot->v2_dir, dir, "memory.current", O_RDONLY, err)) < 0
       || (slot->v2_cpu_stat = rc_cg_open (slot->v2_dir, dir, "cpu.stat", O_RDONLY, err)) < 0
       || (slot->v2_events = rc_cg_open (slot->v2_dir, dir, "memory.events", O_RDONLY, err)) < 0
-      || (slot->v2_cg_events = rc_cg_open (slot->v2_dir, dir, "cgroup.events", O_RDONLY, err)) < 0)
+      || (slot->v2_cg_events = rc_cg_open (slot->v2_dir, dir, "cgroup.events", O_RDONLY, err)) < 0
+      || rc_cg_open_memory_stat (slot, slot->v2_dir, dir, true, err) < 0)
     return -1;
   /* Optional files: cgroup.kill (5.14), memory.peak (5.19). */
   slot->v2_kill = openat (slot->v2_dir, "cgroup.kill", O_WRONLY | O_CLOEXEC);
@@ -345,11 +346,12 @@ rc_cg2_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pid
   /* Pages an earlier step or job left in tmpfs stay charged to the slot:
    * the step gets its full limit on top of them, and they are not in its
    * peak (see cgroup_v1.c). */
-  slot->shmem_base = rc_cg_leftover_shmem (slot->path);
+  slot->shmem_base = rc_cg_leftover_shmem (slot);
+  slot->limit_bytes = memory_bytes ? memory_bytes + slot->shmem_base : 0;
   if (memory_bytes == 0)
     snprintf (mem, sizeof (mem), "max");
   else
-    snprintf (mem, sizeof (mem), "%" PRIu64, memory_bytes + slot->shmem_base);
+    snprintf (mem, sizeof (mem), "%" PRIu64, slot->limit_bytes);
   if (pids_max == 0)
     snprintf (pids, sizeof (pids), "max");
   else

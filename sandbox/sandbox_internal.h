@@ -187,6 +187,8 @@ struct rc_watch
   /* OOM kills the step's cgroup counted (NULL: no memory cgroup); read
    * once the step ended, for the verdict. */
   int (*oom_kills) (void *ctx, uint64_t *n, rc_err_t *err);
+  /* The step's memory cgroup now, for the thrash watch (NULL: none). */
+  int (*memory_sample) (void *ctx, struct rc_memory_sample *s);
   void *ctx;
   struct rc_step_result *res;
   /* combined output budget shared by the steps of a job */
@@ -201,6 +203,22 @@ void rc_step_set_status (struct rc_step_result *r, int wstatus);
  * else SIGXCPU (the RLIMIT_CPU backstop), else the wait status. */
 enum rc_outcome rc_step_decide (const struct rc_step_result *r, enum rc_outcome fired,
                                 uint64_t oom_kills);
+
+/* thrash.c: a step stuck at its memory limit re-reading its own pages
+ * (the theory is in thrash.c).  Fed one sample every RC_THRASH_POLL_MS;
+ * true once it has thrashed for RC_THRASH_SPAN_MS. */
+#define RC_THRASH_POLL_MS 500
+#define RC_THRASH_SPAN_MS 2000
+struct rc_thrash
+{
+  bool primed;
+  uint64_t at_us;        /* the last sample */
+  uint64_t refaults;     /* its refault counter */
+  uint64_t hot_since_us; /* start of the run of hot intervals, 0: none */
+  uint64_t rate;         /* refaulted bytes per second, last hot interval */
+};
+void rc_thrash_reset (struct rc_thrash *t);
+bool rc_thrash_feed (struct rc_thrash *t, uint64_t now_us, const struct rc_memory_sample *s);
 
 /* Child-side helpers (async-signal-safe, used between fork and exec). */
 int rc_child_set_rlimits (const struct rc_limits *limits);

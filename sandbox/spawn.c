@@ -675,6 +675,16 @@ job_cpu_us (void *ctx, uint64_t *us)
 }
 
 static int
+job_memory_sample (void *ctx, struct rc_memory_sample *ms)
+{
+  struct rc_job *job = ctx;
+  rc_err_t err = NULL;
+  int r = rc_cgroup_slot_memory_sample (job->slot, ms, &err);
+  rc_error_free (&err);
+  return r;
+}
+
+static int
 job_oom_kills (void *ctx, uint64_t *n, rc_err_t *err)
 {
   struct rc_job *job = ctx;
@@ -994,6 +1004,11 @@ append_oom_line (struct rc_step_result *r, uint64_t memory_bytes)
 {
   rc_buf_printf (&r->err, "runner: killed: memory limit (%llum) exceeded\n",
                  (unsigned long long)(memory_bytes / (1024 * 1024)));
+  if (r->thrashed)
+    rc_buf_printf (&r->err,
+                   "runner: it thrashed at the limit: its own pages were read back at %llu MiB/s"
+                   " for %u s\n",
+                   (unsigned long long)(r->thrash_rate / (1024 * 1024)), RC_THRASH_SPAN_MS / 1000);
 }
 
 int
@@ -1140,6 +1155,7 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
         .cpu_us = job_cpu_us,
         .kill = job_kill,
         .oom_kills = job_oom_kills,
+        .memory_sample = job_memory_sample,
         .ctx = &job,
         .res = r,
         .output_used = &output_used,

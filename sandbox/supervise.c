@@ -9,6 +9,12 @@
  * loop overshoots by at most that).  The first clock to fire kills the
  * whole sandbox through w->kill; what was read so far is kept.
  *
+ * Memory: the kernel's OOM kill is counted once the step ended; while it
+ * runs, the cgroup is sampled every RC_THRASH_POLL_MS for a program stuck
+ * at its limit re-reading its own pages (thrash.c), which would otherwise
+ * only end at the wall clock.  Steps without a memory limit, and steps
+ * shorter than one interval, read nothing.
+ *
  * Output caps: stream_bytes per stream is a hard limit (kill, outcome
  * OUTPUT); output_bytes is a combined budget for the
  * job (bytes past it are dropped, truncated=true, the program keeps running
@@ -198,7 +204,8 @@ watch_loop (struct rc_watch *w, rc_err_t *err)
   const struct rc_limits *l = w->limits;
   struct rc_step_result *r = w->res;
   uint64_t start = rc_now_us (), last_activity = start, exited_at = 0, next_cpu = 0;
-  uint64_t out_total = 0, err_total = 0, cpu = 0, killed_at = 0;
+  uint64_t next_mem = 0, out_total = 0, err_total = 0, cpu = 0, killed_at = 0;
+  struct rc_thrash thrash;
   size_t stdin_off = 0;
   bool exited = false;
   int wstatus = 0, ret = 0;
@@ -210,6 +217,9 @@ watch_loop (struct rc_watch *w, rc_err_t *err)
     }
   if (l->cpu_ms)
     next_cpu = start + RC_CPU_POLL_MS * 1000;
+  rc_thrash_reset (&thrash);
+  if (w->memory_sample && l->memory_bytes)
+    next_mem = start + RC_THRASH_POLL_MS * 1000;
 
   for (;;)
     {
@@ -243,6 +253,17 @@ watch_loop (struct rc_watch *w, rc_err_t *err)
                 watch_fire (w, RC_OUTCOME_CPU);
               next_cpu = now + RC_CPU_POLL_MS * 1000;
             }
+          if (!w->killed && next_mem && now >= next_mem)
+            {
+              struct rc_memory_sample ms;
+              if (w->memory_sample (w->ctx, &ms) == 0 && rc_thrash_feed (&thrash, now, &ms))
+                {
+                  watch_fire (w, RC_OUTCOME_MEMORY);
+                  r->thrashed = w->fired == RC_OUTCOME_MEMORY;
+                  r->thrash_rate = thrash.rate;
+                }
+              next_mem = now + RC_THRASH_POLL_MS * 1000;
+            }
         }
       if (!exited && !w->killed)
         {
@@ -252,6 +273,8 @@ watch_loop (struct rc_watch *w, rc_err_t *err)
             timeout_ms = ms_until (last_activity + l->idle_ms * 1000, now);
           if (l->cpu_ms && ms_until (next_cpu, now) < timeout_ms)
             timeout_ms = ms_until (next_cpu, now);
+          if (next_mem && ms_until (next_mem, now) < timeout_ms)
+            timeout_ms = ms_until (next_mem, now);
         }
       else if (exited)
         timeout_ms = ms_until (exited_at + RC_DRAIN_MS * 1000, now);
