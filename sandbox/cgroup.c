@@ -702,8 +702,15 @@ rc_cg_open_memory_stat (struct rc_cgroup_slot *slot, int dirfd, const char *dir,
 void
 rc_cg_remove_dir (const char *dir)
 {
-  cleanup_close int dfd = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int dfd = -1;
 
+  /* The kernel refuses (EBUSY) to remove a cgroup that still holds a
+   * process, so an empty one, the usual case at teardown, goes at once,
+   * without the kill loop's reads of cgroup.procs (on v1 each read builds
+   * a pid list the kernel frees later from a work queue). */
+  if (rmdir (dir) == 0 || errno != EBUSY)
+    return;
+  dfd = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0)
     return;
   (void)rc_cg_kill_loop (&dfd, 1, 2000, NULL);

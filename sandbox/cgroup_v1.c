@@ -70,9 +70,10 @@ hier_free (struct v1_hier *h)
     }
 }
 
-/* Locates every required hierarchy; fails naming the first one missing. */
+/* Where each hierarchy and our cgroup in it are, from /proc/self/cgroup
+ * and /proc/self/mountinfo; fails naming the first one missing. */
 static int
-hier_find (struct v1_hier *h, rc_err_t *err)
+hier_locate (struct v1_hier *h, rc_err_t *err)
 {
   char *cg, *mi;
   memset (h, 0, sizeof (*h) * RC_CG1_COUNT);
@@ -99,6 +100,38 @@ hier_find (struct v1_hier *h, rc_err_t *err)
     }
   free (cg);
   free (mi);
+  return 0;
+}
+
+/* hier_locate, once per process: setup, every slot open and teardown
+ * need the same answer (a v1 host never moves us between cgroups; only
+ * the v2 code moves the service), and each mountinfo read costs about
+ * 50 us here, three of them per `runcell exec`.  Forked workers inherit
+ * the answer with the memory. */
+static struct v1_hier hier_cache[RC_CG1_COUNT];
+static bool hier_cached;
+
+static int
+hier_find (struct v1_hier *h, rc_err_t *err)
+{
+  if (!hier_cached)
+    {
+      if (hier_locate (hier_cache, err) < 0)
+        return -1;
+      hier_cached = true;
+    }
+  memset (h, 0, sizeof (*h) * RC_CG1_COUNT);
+  for (int i = 0; i < RC_CG1_COUNT; i++)
+    {
+      h[i].own = strdup (hier_cache[i].own);
+      h[i].mnt = strdup (hier_cache[i].mnt);
+      h[i].first = hier_cache[i].first;
+      if (h[i].own == NULL || h[i].mnt == NULL)
+        {
+          hier_free (h);
+          return rc_error_sys (err, "cgroup: strdup");
+        }
+    }
   return 0;
 }
 

@@ -37,7 +37,8 @@
  *                   read-only and entered
  *
  * docs/sandbox.md has the same view as one table.  The cache overlays go
- * through libmount's context API (readable errors, helpers and mtab off);
+ * through libmount's context API (readable errors, helpers and mtab off;
+ * loaded at run time, libmount_lazy.c);
  * the workspace overlay, which every job mounts, and the plain
  * tmpfs/bind/remount steps call mount(2) directly: their options are ours,
  * and a libmount context per job costs measurable CPU.  Nothing has to be
@@ -45,12 +46,12 @@
  */
 #include "config.h"
 
+#include "sandbox/libmount_lazy.h"
 #include "sandbox/sandbox_internal.h"
 #include "sandbox/syscalls.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libmount.h>
 #include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -80,40 +81,54 @@
   while (0)
 
 /* Mounts with a libmount context; errno is the mount(2) errno when the
- * syscall ran, EINVAL for a library-side refusal. */
+ * syscall ran, EINVAL for a library-side refusal, ENOSYS when libmount
+ * cannot be loaded (libmount_lazy.c: normally the worker loaded it). */
 static int
 lm_mount (const char *source, const char *target, const char *fstype, const char *options)
 {
-  struct libmnt_context *cxt = mnt_new_context ();
+  const struct rc_libmount *lm = &rc_libmount;
+  struct libmnt_context *cxt;
   int rc;
+
+  if (!lm->loaded)
+    {
+      rc_err_t err = NULL;
+      if (rc_libmount_load (&err) < 0)
+        {
+          rc_error_free (&err);
+          errno = ENOSYS;
+          return -1;
+        }
+    }
+  cxt = lm->new_context ();
   if (cxt == NULL)
     {
       errno = ENOMEM;
       return -1;
     }
-  mnt_context_disable_mtab (cxt, 1);
-  mnt_context_disable_helpers (cxt, 1);
-  mnt_context_disable_canonicalize (cxt, 1);
-  if (mnt_context_set_source (cxt, source) < 0 || mnt_context_set_target (cxt, target) < 0
-      || mnt_context_set_fstype (cxt, fstype) < 0 || mnt_context_set_options (cxt, options) < 0)
+  lm->disable_mtab (cxt, 1);
+  lm->disable_helpers (cxt, 1);
+  lm->disable_canonicalize (cxt, 1);
+  if (lm->set_source (cxt, source) < 0 || lm->set_target (cxt, target) < 0
+      || lm->set_fstype (cxt, fstype) < 0 || lm->set_options (cxt, options) < 0)
     {
-      mnt_free_context (cxt);
+      lm->free_context (cxt);
       errno = EINVAL;
       return -1;
     }
-  rc = mnt_context_mount (cxt);
+  rc = lm->mount (cxt);
   if (rc != 0)
     {
       int e = EINVAL;
-      if (mnt_context_syscall_called (cxt) && mnt_context_get_syscall_errno (cxt) != 0)
-        e = mnt_context_get_syscall_errno (cxt);
+      if (lm->syscall_called (cxt) && lm->get_syscall_errno (cxt) != 0)
+        e = lm->get_syscall_errno (cxt);
       else if (rc < 0)
         e = -rc;
-      mnt_free_context (cxt);
+      lm->free_context (cxt);
       errno = e;
       return -1;
     }
-  mnt_free_context (cxt);
+  lm->free_context (cxt);
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "common/log.h"
+#include "sandbox/libmount_lazy.h"
 #include "sandbox/sandbox_internal.h"
 #include "sandbox/syscalls.h"
 
@@ -1025,6 +1026,10 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
   job.t0 = rc_now_us ();
   memset (job.fds, 0xff, sizeof job.fds); /* every fd -1 */
   if (rc_sandbox_get_slot (sb, spec->slot, &job.slot, err) < 0)
+    return -1;
+  /* Cache overlays mount through libmount: loaded here, in the worker, so
+   * the init finds it ready (libmount_lazy.c). */
+  if (spec->n_overlay_paths > 0 && rc_libmount_load (err) < 0)
     return -1;
   /* A caller that skipped rc_sandbox_slot_clean: the previous init of
    * this slot must be gone before the next one uses its cgroup. */
