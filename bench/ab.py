@@ -6,7 +6,13 @@ Markdown table: the median over the rounds of each round's median wall ms
 per job, and of CPU ms per job (the process and everything it reaped),
 each against the first row.
 
-Usage: bench/ab.py [--rounds R] [--jobs N] ROW ROW...
+--whole: the whole `runcell exec -- /bin/true` process of each row
+instead, and bubblewrap `--unshare-all` (benchlib's BWRAP) as the last
+row; each round runs hyperfine (-N, 5 warm-up runs, --jobs runs) on
+every row in turn; the table gives each row's median of the round
+medians and its ratio to bubblewrap's (issue 14: <= 1.2x).
+
+Usage: bench/ab.py [--rounds R] [--jobs N] [--whole] ROW ROW...
 A ROW is LABEL=BUILD_DIR[,VAR=VALUE...]: a build dir holding `runcell`,
 and environment settings for that row only, e.g.
   bench/ab.py before=/work/old after=_build
@@ -15,9 +21,12 @@ Needs root.
 """
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.dirname(HERE)
@@ -76,18 +85,48 @@ def compare(rows, rounds, jobs, what="row"):
         print("| %s | %.2f | %+.2f | %.2f | %+.2f |" % (label, w, w - base_w, c, c - base_c))
 
 
+def compare_whole(rows, rounds, runs):
+    """Prints the whole-process table for rows of (label, Build, env)."""
+    cmds = [(label, [b.runcell, "exec", "--", "/bin/true"], env) for label, b, env in rows]
+    cmds.append(("bwrap", bl.BWRAP + ["/bin/true"], {}))
+    meds = [[] for _ in cmds]
+    load0 = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "h.json")
+        for _ in range(rounds):
+            for i, (_, cmd, env) in enumerate(cmds):
+                subprocess.run(["hyperfine", "-N", "-w", "5", "-r", str(runs), "--export-json", out,
+                                " ".join(cmd)], env=dict(os.environ, **env),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+                with open(out) as f:
+                    meds[i].append(json.load(f)["results"][0]["median"] * 1000)
+    bw = statistics.median(meds[-1])
+    print("Whole process, `runcell exec -- /bin/true` and bubblewrap, %d interleaved rounds of %d "
+          "runs, load %.2f at start, %.2f at end:" % (rounds, runs, load0, os.getloadavg()[0]))
+    print()
+    print("| row | median of the round medians, ms | x bwrap | rounds |")
+    print("|---|---|---|---|")
+    for i, (label, _, _) in enumerate(cmds):
+        m = statistics.median(meds[i])
+        print("| %s | %.2f | %.2f | %s |" % (label, m, m / bw, " ".join("%.2f" % x for x in meds[i])))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("rows", nargs="+", type=parse_row)
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--jobs", type=int, default=200)
+    ap.add_argument("--whole", action="store_true")
     a = ap.parse_args()
     if os.geteuid() != 0:
         print("ab.py: needs root", file=sys.stderr)
         return 2
-    if len(a.rows) < 2:
+    if len(a.rows) < 2 and not a.whole:
         ap.error("give at least two rows")
-    compare(a.rows, a.rounds, a.jobs)
+    if a.whole:
+        compare_whole(a.rows, a.rounds, a.jobs)
+    else:
+        compare(a.rows, a.rounds, a.jobs)
     return 0
 
 

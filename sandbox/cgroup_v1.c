@@ -107,12 +107,12 @@ hier_locate (struct v1_hier *h, rc_err_t *err)
  * need the same answer (a v1 host never moves us between cgroups; only
  * the v2 code moves the service), and each mountinfo read costs about
  * 50 us here, three of them per `runcell exec`.  Forked workers inherit
- * the answer with the memory. */
+ * the answer with the memory; it is never freed. */
 static struct v1_hier hier_cache[RC_CG1_COUNT];
 static bool hier_cached;
 
 static int
-hier_find (struct v1_hier *h, rc_err_t *err)
+hier_find (const struct v1_hier **h, rc_err_t *err)
 {
   if (!hier_cached)
     {
@@ -120,18 +120,7 @@ hier_find (struct v1_hier *h, rc_err_t *err)
         return -1;
       hier_cached = true;
     }
-  memset (h, 0, sizeof (*h) * RC_CG1_COUNT);
-  for (int i = 0; i < RC_CG1_COUNT; i++)
-    {
-      h[i].own = strdup (hier_cache[i].own);
-      h[i].mnt = strdup (hier_cache[i].mnt);
-      h[i].first = hier_cache[i].first;
-      if (h[i].own == NULL || h[i].mnt == NULL)
-        {
-          hier_free (h);
-          return rc_error_sys (err, "cgroup: strdup");
-        }
-    }
+  *h = hier_cache;
   return 0;
 }
 
@@ -195,10 +184,10 @@ int
 rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
                    rc_err_t *err)
 {
-  struct v1_hier h[RC_CG1_COUNT];
+  const struct v1_hier *h;
   int ret = -1;
 
-  if (hier_find (h, err) < 0)
+  if (hier_find (&h, err) < 0)
     return -1;
   for (int i = 0; i < RC_CG1_COUNT; i++)
     {
@@ -251,16 +240,15 @@ rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64
     }
   ret = 0;
 out:
-  hier_free (h);
   return ret;
 }
 
 void
 rc_cg1_teardown_tree (const char *name)
 {
-  struct v1_hier h[RC_CG1_COUNT];
+  const struct v1_hier *h;
 
-  if (hier_find (h, NULL) < 0)
+  if (hier_find (&h, NULL) < 0)
     return;
   for (int i = 0; i < RC_CG1_COUNT; i++)
     {
@@ -286,16 +274,15 @@ rc_cg1_teardown_tree (const char *name)
       closedir (d);
       rc_cg_remove_dir (base);
     }
-  hier_free (h);
 }
 
 int
 rc_cg1_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err)
 {
-  struct v1_hier h[RC_CG1_COUNT];
+  const struct v1_hier *h;
   int ret = -1;
 
-  if (hier_find (h, err) < 0)
+  if (hier_find (&h, err) < 0)
     return -1;
   slot->n_procs = 0;
   for (int i = 0; i < RC_CG1_COUNT; i++)
@@ -371,7 +358,6 @@ rc_cg1_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err)
     }
   ret = 0;
 out:
-  hier_free (h);
   return ret;
 }
 
