@@ -775,42 +775,46 @@ rc_cgroup_total_auto (const char *own_dir, bool v2)
 /* --- public entry points --- */
 
 int
-rc_cgroup_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
-                      rc_err_t *err)
+rc_cgroup_setup_tree (const struct rc_cgroup_tree *tree, rc_err_t *err)
 {
   enum rc_cgroup_mode mode;
 
-  if (!rc_cg_name_ok (name))
-    return rc_error_set (err, EINVAL, "cgroup: bad subtree name '%s'", name ? name : "(null)");
+  if (!rc_cg_name_ok (tree->name))
+    return rc_error_set (err, EINVAL, "cgroup: bad subtree name '%s'",
+                         tree->name ? tree->name : "(null)");
   if (rc_cgroup_detect_mode (&mode, err) < 0)
     return -1;
   if (is_v2 (mode))
-    return rc_cg2_setup_tree (name, n_slots, pids_max, total_max, err);
-  return rc_cg1_setup_tree (name, n_slots, pids_max, total_max, err);
+    return rc_cg2_setup_tree (tree, err);
+  return rc_cg1_setup_tree (tree, err);
 }
 
 void
-rc_cgroup_teardown_tree (const char *name)
+rc_cgroup_teardown_tree (const struct rc_cgroup_tree *tree)
 {
   enum rc_cgroup_mode mode;
 
-  if (!rc_cg_name_ok (name) || rc_cgroup_detect_mode (&mode, NULL) < 0)
+  if (!rc_cg_name_ok (tree->name) || rc_cgroup_detect_mode (&mode, NULL) < 0)
     return;
   if (is_v2 (mode))
-    rc_cg2_teardown_tree (name);
+    rc_cg2_teardown_tree (tree);
   else
-    rc_cg1_teardown_tree (name);
+    rc_cg1_teardown_tree (tree);
 }
 
 int
-rc_cgroup_slot_open (struct rc_cgroup_slot **slotp, const char *name, unsigned index, rc_err_t *err)
+rc_cgroup_slot_open (struct rc_cgroup_slot **slotp, const struct rc_cgroup_tree *tree,
+                     unsigned index, rc_err_t *err)
 {
   struct rc_cgroup_slot *slot;
   enum rc_cgroup_mode mode;
   int ret;
 
-  if (!rc_cg_name_ok (name))
-    return rc_error_set (err, EINVAL, "cgroup: bad subtree name '%s'", name ? name : "(null)");
+  if (!rc_cg_name_ok (tree->name))
+    return rc_error_set (err, EINVAL, "cgroup: bad subtree name '%s'",
+                         tree->name ? tree->name : "(null)");
+  if (index >= tree->n_slots)
+    return rc_error_set (err, EINVAL, "cgroup: slot %u of a tree of %u", index, tree->n_slots);
   if (rc_cgroup_detect_mode (&mode, err) < 0)
     return -1;
   slot = calloc (1, sizeof (*slot));
@@ -819,7 +823,7 @@ rc_cgroup_slot_open (struct rc_cgroup_slot **slotp, const char *name, unsigned i
   rc_cg_slot_init_fds (slot);
   slot->mode = mode;
   slot->index = index;
-  ret = is_v2 (mode) ? rc_cg2_slot_open (slot, name, err) : rc_cg1_slot_open (slot, name, err);
+  ret = is_v2 (mode) ? rc_cg2_slot_open (slot, tree, err) : rc_cg1_slot_open (slot, tree, err);
   if (ret < 0)
     {
       rc_cgroup_slot_close (slot);

@@ -30,22 +30,31 @@ enum rc_cgroup_mode
 int rc_cgroup_detect_mode (enum rc_cgroup_mode *mode, rc_err_t *err);
 const char *rc_cgroup_mode_name (enum rc_cgroup_mode mode);
 
-/* Creates the subtree and n_slots slot cgroups with pids.max, swap off,
- * oom group (v2), equal cpu weight.  The subtree itself gets a memory cap
- * for all slots together: total_max, or when 0 rc_cgroup_total_auto.
- * Fails naming a missing controller. */
-int rc_cgroup_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max,
-                          uint64_t total_max, rc_err_t *err);
+/* One runcell cgroup tree: <own cgroup>/<name> and its slots.  The same
+ * description is handed to setup, slot_open and teardown, so every opener
+ * agrees on the shape (a v1 tree of one slot is flat, cgroup_v1.c). */
+struct rc_cgroup_tree
+{
+  const char *name;   /* one path component */
+  unsigned n_slots;   /* slots 0..n_slots-1 */
+  uint64_t pids_max;  /* pids.max of each slot at setup (0: max) */
+  uint64_t total_max; /* memory cap of all slots together, 0: rc_cgroup_total_auto */
+};
+
+/* Creates the subtree and its slot cgroups with pids.max, swap off, oom
+ * group (v2), equal cpu weight, and the all-slots memory cap.  Fails naming
+ * a missing controller. */
+int rc_cgroup_setup_tree (const struct rc_cgroup_tree *tree, rc_err_t *err);
 /* The automatic cap: min(MemTotal, the tightest limit of the cgroups
  * enclosing own_dir) minus a reserve for the host of max(256 MiB, 1/8). */
 uint64_t rc_cgroup_total_auto (const char *own_dir, bool v2);
 /* Kills and removes the subtree (best effort). */
-void rc_cgroup_teardown_tree (const char *name);
+void rc_cgroup_teardown_tree (const struct rc_cgroup_tree *tree);
 
 /* Handle on one slot cgroup (opened per worker, reused per job). */
 struct rc_cgroup_slot;
-int rc_cgroup_slot_open (struct rc_cgroup_slot **slot, const char *name, unsigned index,
-                         rc_err_t *err);
+int rc_cgroup_slot_open (struct rc_cgroup_slot **slot, const struct rc_cgroup_tree *tree,
+                         unsigned index, rc_err_t *err);
 void rc_cgroup_slot_close (struct rc_cgroup_slot *slot);
 
 /* Before each job: memory limit (swap off), pids limit, reset counters

@@ -57,6 +57,7 @@ struct rc_cgroup_slot
   int v1_pids_max;   /* pids.max */
   int v1_cpu_usage;  /* cpuacct.usage in ns, reset by writing 0 */
   int v1_usage;      /* memory.usage_in_bytes */
+  uint64_t v1_cap;   /* flat tree: the all-slots cap, folded into the limit */
   uint64_t oom_base; /* oom_kill (v1) or memory.events oom_kill (v2) at prepare */
   /* tmpfs pages already charged at prepare (an earlier step's /tmp, a
    * session's files): on top of the limit, and not in the peak. */
@@ -137,10 +138,16 @@ void rc_cg_slot_init_fds (struct rc_cgroup_slot *slot);
 void rc_cg_sleep_us (unsigned us);
 
 /* --- cgroup_v1.c --- */
-int rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
-                       rc_err_t *err);
-void rc_cg1_teardown_tree (const char *name);
-int rc_cg1_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err);
+int rc_cg1_setup_tree (const struct rc_cgroup_tree *tree, rc_err_t *err);
+void rc_cg1_teardown_tree (const struct rc_cgroup_tree *tree);
+/* A v1 tree of one slot is flat: the slot is <name> itself (cgroup_v1.c). */
+static inline bool
+rc_cg1_flat (unsigned n_slots)
+{
+  return n_slots == 1;
+}
+int rc_cg1_slot_open (struct rc_cgroup_slot *slot, const struct rc_cgroup_tree *tree,
+                      rc_err_t *err);
 int rc_cg1_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pids_max,
                     rc_err_t *err);
 int rc_cg1_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us, rc_err_t *err);
@@ -148,10 +155,10 @@ int rc_cg1_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *
 int rc_cg1_oom_kills (struct rc_cgroup_slot *slot, uint64_t *count, rc_err_t *err);
 
 /* --- cgroup_v2.c --- */
-int rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
-                       rc_err_t *err);
-void rc_cg2_teardown_tree (const char *name);
-int rc_cg2_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err);
+int rc_cg2_setup_tree (const struct rc_cgroup_tree *tree, rc_err_t *err);
+void rc_cg2_teardown_tree (const struct rc_cgroup_tree *tree);
+int rc_cg2_slot_open (struct rc_cgroup_slot *slot, const struct rc_cgroup_tree *tree,
+                      rc_err_t *err);
 int rc_cg2_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pids_max,
                     rc_err_t *err);
 int rc_cg2_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us, rc_err_t *err);

@@ -3,7 +3,14 @@
  *
  * Layout: in each of the memory, pids, cpuacct and cpu hierarchies,
  *   <own cgroup in that hierarchy>/<name>/slot<N>
- * where "own" comes from /proc/self/cgroup, so nothing is created outside
+ * or, for a tree of one slot (`runcell exec`, a service of concurrency 1),
+ *   <own cgroup in that hierarchy>/<name>
+ * with the slot's knobs on <name> itself and the all-slots memory cap
+ * folded into the slot's limit at prepare (limit = min(job, cap)).  The
+ * level is not free: a v1 mkdir and rmdir cost 50-140 us each (memory the
+ * most), so the slot level cost a one-shot `runcell exec` 0.43 ms on the
+ * development host (bench/results/2026-12-02-flat-tree.md).
+ * "own" comes from /proc/self/cgroup, so nothing is created outside
  * the cgroup runcell was started in (here the memory cgroup is nested, e.g.
  * /process_api/<id>, while pids and cpu sit at /).  Co-mounted hierarchies
  * ("cpu,cpuacct") get one directory.  All four are required: memory and
@@ -180,9 +187,27 @@ setup_slot_dir (const struct v1_hier *h, int first, const char *dir, uint64_t pi
   return 0;
 }
 
+/* All slots together stay below the host's (or the unit's) memory:
+ * concurrency x per-job limit cannot exhaust it.  own is our memory
+ * cgroup.  Written to <name> at setup; a flat tree's slot_open computes it
+ * again (not read back: by then a job's limit may be in that file). */
+static uint64_t
+tree_cap (const struct rc_cgroup_tree *tree, const char *own)
+{
+  return tree->total_max ? tree->total_max : rc_cgroup_total_auto (own, false);
+}
+
+static int
+write_cap (const struct rc_cgroup_tree *tree, const char *own, const char *base, rc_err_t *err)
+{
+  char cap[32];
+
+  snprintf (cap, sizeof cap, "%" PRIu64, tree_cap (tree, own));
+  return rc_cg_write_file (base, "memory.limit_in_bytes", cap, err);
+}
+
 int
-rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
-                   rc_err_t *err)
+rc_cg1_setup_tree (const struct rc_cgroup_tree *tree, rc_err_t *err)
 {
   const struct v1_hier *h;
   int ret = -1;
@@ -194,13 +219,20 @@ rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64
       cleanup_free char *base = NULL;
       if (h[i].first != i)
         continue;
-      if (asprintf (&base, "%s/%s", h[i].own, name) < 0)
+      if (asprintf (&base, "%s/%s", h[i].own, tree->name) < 0)
         {
           rc_error_sys (err, "cgroup: asprintf");
           goto out;
         }
       if (mkdir_ok (base, err) < 0)
         goto out;
+      if (rc_cg1_flat (tree->n_slots))
+        {
+          if (setup_slot_dir (h, i, base, tree->pids_max, err) < 0
+              || (h[RC_CG1_MEMORY].first == i && write_cap (tree, h[i].own, base, err) < 0))
+            goto out;
+          continue;
+        }
       if (h[RC_CG1_MEMORY].first == i)
         {
           /* Hierarchical accounting is forced on by 6.x kernels (writing
@@ -215,18 +247,10 @@ rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64
                 rc_error_set (err, EINVAL, "cgroup: %s: memory.use_hierarchy is not 1", base);
               goto out;
             }
-          /* All slots together stay below the host's (or the unit's)
-           * memory: concurrency x per-job limit cannot exhaust it. */
-          {
-            char cap[32];
-            if (total_max == 0)
-              total_max = rc_cgroup_total_auto (h[i].own, false);
-            snprintf (cap, sizeof cap, "%" PRIu64, total_max);
-            if (rc_cg_write_file (base, "memory.limit_in_bytes", cap, err) < 0)
-              goto out;
-          }
+          if (write_cap (tree, h[i].own, base, err) < 0)
+            goto out;
         }
-      for (unsigned s = 0; s < n_slots; s++)
+      for (unsigned s = 0; s < tree->n_slots; s++)
         {
           cleanup_free char *dir = NULL;
           if (asprintf (&dir, "%s/slot%u", base, s) < 0)
@@ -234,7 +258,7 @@ rc_cg1_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64
               rc_error_sys (err, "cgroup: asprintf");
               goto out;
             }
-          if (mkdir_ok (dir, err) < 0 || setup_slot_dir (h, i, dir, pids_max, err) < 0)
+          if (mkdir_ok (dir, err) < 0 || setup_slot_dir (h, i, dir, tree->pids_max, err) < 0)
             goto out;
         }
     }
@@ -244,7 +268,7 @@ out:
 }
 
 void
-rc_cg1_teardown_tree (const char *name)
+rc_cg1_teardown_tree (const struct rc_cgroup_tree *tree)
 {
   const struct v1_hier *h;
 
@@ -256,13 +280,11 @@ rc_cg1_teardown_tree (const char *name)
       DIR *d;
       struct dirent *de;
 
-      if (h[i].first != i || asprintf (&base, "%s/%s", h[i].own, name) < 0)
+      if (h[i].first != i || asprintf (&base, "%s/%s", h[i].own, tree->name) < 0)
         continue;
-      d = opendir (base);
-      if (d == NULL)
-        continue;
+      d = rc_cg1_flat (tree->n_slots) ? NULL : opendir (base);
       /* Only directories we created live here (cgroupfs: no user files). */
-      while ((de = readdir (d)) != NULL)
+      while (d != NULL && (de = readdir (d)) != NULL)
         {
           cleanup_free char *dir = NULL;
           if (de->d_type != DT_DIR || strcmp (de->d_name, ".") == 0
@@ -271,15 +293,17 @@ rc_cg1_teardown_tree (const char *name)
           if (asprintf (&dir, "%s/%s", base, de->d_name) >= 0)
             rc_cg_remove_dir (dir);
         }
-      closedir (d);
+      if (d != NULL)
+        closedir (d);
       rc_cg_remove_dir (base);
     }
 }
 
 int
-rc_cg1_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err)
+rc_cg1_slot_open (struct rc_cgroup_slot *slot, const struct rc_cgroup_tree *tree, rc_err_t *err)
 {
   const struct v1_hier *h;
+  const bool flat = rc_cg1_flat (tree->n_slots);
   int ret = -1;
 
   if (hier_find (&h, err) < 0)
@@ -292,7 +316,9 @@ rc_cg1_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err)
 
       if (h[i].first != i)
         continue;
-      if (asprintf (&dir, "%s/%s/slot%u", h[i].own, name, slot->index) < 0)
+      if ((flat ? asprintf (&dir, "%s/%s", h[i].own, tree->name)
+                : asprintf (&dir, "%s/%s/slot%u", h[i].own, tree->name, slot->index))
+          < 0)
         {
           rc_error_sys (err, "cgroup: asprintf");
           goto out;
@@ -341,6 +367,8 @@ rc_cg1_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err)
                 goto out;
               /* Absent when the kernel runs with swapaccount=0. */
               slot->v1_memsw = openat (dfd, "memory.memsw.limit_in_bytes", O_WRONLY | O_CLOEXEC);
+              if (flat)
+                slot->v1_cap = tree_cap (tree, h[i].own);
               break;
             case RC_CG1_PIDS:
               if ((slot->v1_pids_max = rc_cg_open (dfd, dir, "pids.max", O_WRONLY, err)) < 0)
@@ -397,6 +425,8 @@ rc_cg1_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pid
   slot->shmem_base = rc_cg_leftover_shmem (slot);
   if (memory_bytes != 0)
     memory_bytes += slot->shmem_base;
+  if (slot->v1_cap != 0 && (memory_bytes == 0 || memory_bytes > slot->v1_cap))
+    memory_bytes = slot->v1_cap;
   slot->limit_bytes = memory_bytes;
   if (set_memory_limit (slot, memory_bytes, err) < 0)
     goto fail;

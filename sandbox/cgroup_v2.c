@@ -166,9 +166,10 @@ setup_slot (const char *dir, uint64_t pids_max, rc_err_t *err)
 }
 
 int
-rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64_t total_max,
-                   rc_err_t *err)
+rc_cg2_setup_tree (const struct rc_cgroup_tree *tree, rc_err_t *err)
 {
+  const char *name = tree->name;
+  uint64_t total_max = tree->total_max;
   cleanup_free char *own = NULL;
   cleanup_free char *base = NULL;
   char cap[32];
@@ -193,12 +194,12 @@ rc_cg2_setup_tree (const char *name, unsigned n_slots, uint64_t pids_max, uint64
   snprintf (cap, sizeof cap, "%" PRIu64, total_max);
   if (rc_cg_write_file (base, "memory.max", cap, err) < 0)
     return -1;
-  for (unsigned s = 0; s < n_slots; s++)
+  for (unsigned s = 0; s < tree->n_slots; s++)
     {
       cleanup_free char *dir = NULL;
       if (asprintf (&dir, "%s/slot%u", base, s) < 0)
         return rc_error_sys (err, "cgroup: asprintf");
-      if (setup_slot (dir, pids_max, err) < 0)
+      if (setup_slot (dir, tree->pids_max, err) < 0)
         return -1;
     }
   return 0;
@@ -222,8 +223,9 @@ self_in (const char *dir)
 }
 
 void
-rc_cg2_teardown_tree (const char *name)
+rc_cg2_teardown_tree (const struct rc_cgroup_tree *tree)
 {
+  const char *name = tree->name;
   cleanup_free char *own = NULL;
   cleanup_free char *base = NULL;
   cleanup_free char *service = NULL;
@@ -258,8 +260,9 @@ rc_cg2_teardown_tree (const char *name)
 }
 
 int
-rc_cg2_slot_open (struct rc_cgroup_slot *slot, const char *name, rc_err_t *err)
+rc_cg2_slot_open (struct rc_cgroup_slot *slot, const struct rc_cgroup_tree *tree, rc_err_t *err)
 {
+  const char *name = tree->name;
   cleanup_free char *own = NULL;
   const char *dir;
   int fd;

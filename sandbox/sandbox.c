@@ -193,6 +193,16 @@ host_netns_close (void)
   host_netns_n = 0;
 }
 
+/* The service's cgroup tree, as setup, every worker and teardown see it. */
+static struct rc_cgroup_tree
+cgroup_tree_of (const struct rc_config *cfg)
+{
+  return (struct rc_cgroup_tree){ .name = cfg->cgroup_name,
+                                  .n_slots = cfg->concurrency,
+                                  .pids_max = cfg->pids_max,
+                                  .total_max = cfg->memory_total_max };
+}
+
 int
 rc_sandbox_host_setup (const struct rc_config *cfg, enum rc_sandbox_mode *mode, rc_err_t *err)
 {
@@ -214,10 +224,11 @@ rc_sandbox_host_setup (const struct rc_config *cfg, enum rc_sandbox_mode *mode, 
   *mode = RC_SANDBOX_ISOLATED;
   if (cfg->state_dir == NULL || cfg->state_dir[0] != '/')
     return rc_error_set (err, EINVAL, "RUN_STATE_DIR must be an absolute path");
-  if (rc_cgroup_setup_tree (cfg->cgroup_name, cfg->concurrency, cfg->pids_max,
-                            cfg->memory_total_max, err)
-      < 0)
-    return rc_error_wrap (err, "sandbox host setup");
+  {
+    const struct rc_cgroup_tree tree = cgroup_tree_of (cfg);
+    if (rc_cgroup_setup_tree (&tree, err) < 0)
+      return rc_error_wrap (err, "sandbox host setup");
+  }
   if (ensure_parents (cfg->state_dir, err) < 0 || ensure_root_dir (cfg->state_dir, 0700, err) < 0)
     return rc_error_wrap (err, "sandbox host setup");
   snprintf (skel, sizeof skel, "%s/skel", cfg->state_dir);
@@ -244,7 +255,10 @@ rc_sandbox_host_teardown (const struct rc_config *cfg)
 {
   host_netns_close ();
   if (geteuid () == 0 && cfg->sandbox)
-    rc_cgroup_teardown_tree (cfg->cgroup_name);
+    {
+      const struct rc_cgroup_tree tree = cgroup_tree_of (cfg);
+      rc_cgroup_teardown_tree (&tree);
+    }
 }
 
 int
@@ -345,9 +359,12 @@ rc_sandbox_get_slot (struct rc_sandbox *sb, int slot, struct rc_cgroup_slot **ou
 {
   if (slot < 0 || (unsigned)slot >= sb->n_slots)
     return rc_error_set (err, EINVAL, "sandbox: slot %d errno=%d: out of range", slot, EINVAL);
-  if (sb->slots[slot] == NULL
-      && rc_cgroup_slot_open (&sb->slots[slot], sb->cfg->cgroup_name, (unsigned)slot, err) < 0)
-    return rc_error_wrap (err, "sandbox: cgroup slot errno=%d", (*err)->status);
+  if (sb->slots[slot] == NULL)
+    {
+      const struct rc_cgroup_tree tree = cgroup_tree_of (sb->cfg);
+      if (rc_cgroup_slot_open (&sb->slots[slot], &tree, (unsigned)slot, err) < 0)
+        return rc_error_wrap (err, "sandbox: cgroup slot errno=%d", (*err)->status);
+    }
   if (sb->netns[slot] < 0 && netns_create (&sb->netns[slot], err) < 0)
     return -1;
   *out = sb->slots[slot];

@@ -1,5 +1,6 @@
-/* seccomp_filter.h - the job's seccomp denylist, built once per worker with
- * libseccomp and exported as BPF so the child loads it with one syscall.
+/* seccomp_filter.h - the job's seccomp denylist, compiled with libseccomp
+ * at build time (seccomp_rules.c) into a constant BPF program that the
+ * child loads with one syscall.
  *
  * Rules (docs/sandbox.md has the reasons and references):
  *   - any ABI other than native x86_64 is killed (x32 numbers, i386 int 0x80);
@@ -28,22 +29,16 @@
 
 struct rc_seccomp_program
 {
-  struct sock_filter *insns;
+  const struct sock_filter *insns;
   unsigned short len;
 };
 
-/* Builds and exports the filter (once per worker). */
+/* Hands out the build-time program (cannot fail; err is for symmetry
+ * with the other sandbox setup calls). */
 int rc_seccomp_build (struct rc_seccomp_program *prog, rc_err_t *err);
 /* Loads it in the calling thread (after PR_SET_NO_NEW_PRIVS); async-signal
  * safe, for the child between fork and exec.  Returns -errno. */
 int rc_seccomp_load (const struct rc_seccomp_program *prog);
 void rc_seccomp_free (struct rc_seccomp_program *prog);
-
-/* For tests: builds the libseccomp context of every rule but the
- * personality check (the caller releases it with seccomp_release); its
- * export is the program's tail after the first RC_SECCOMP_PRELUDE_LEN
- * instructions, which decide personality() by hand. */
-void *rc_seccomp_context_new (rc_err_t *err);
-#define RC_SECCOMP_PRELUDE_LEN 8
 
 #endif

@@ -4,7 +4,8 @@ Everything here looks at the host from outside the sandbox:
   - processes of the slot uids (a /proc scan: real, effective, saved or fs uid);
   - the slot cgroups, in every hierarchy below our own cgroup
     (<own>/<RUN_CGROUP_NAME>/slot<N>/cgroup.procs: v1 memory, pids, cpu,
-    cpuacct, or the v2 unified tree);
+    cpuacct, or the v2 unified tree; on v1 a service of one slot has no
+    slot level, <own>/<RUN_CGROUP_NAME> is the slot);
   - the host mount table (/proc/self/mountinfo: the jobs' mounts live in
     their own namespaces, so the host's must never change);
   - canary files under the host's /var/tmp (in the job's own root /var/tmp
@@ -45,15 +46,24 @@ def procs_of_uids(uids):
     return found
 
 
+def slot_dirs(base, slots):
+    """The slot directories of one hierarchy's service tree: base/slot<N>,
+    or base itself when the tree is flat (cgroup v1, one slot, so no
+    slot<N> below it: sandbox/cgroup_v1.c)."""
+    dirs = [os.path.join(base, "slot%d" % slot) for slot in slots]
+    dirs = [d for d in dirs if os.path.isdir(d)]
+    if not dirs and list(slots) == [0] and not any(
+            e.startswith("slot") for e in os.listdir(base)):
+        return [base]
+    return dirs
+
+
 def slot_cgroup_procs(cgroup_name, slots):
     """{path: [pids]} for every non-empty slot cgroup of the service, and the
     list of slot directories looked at (to prove the check saw something)."""
     busy, seen = {}, []
     for base in rchttp.leftover_cgroups(cgroup_name):
-        for slot in slots:
-            d = os.path.join(base, "slot%d" % slot)
-            if not os.path.isdir(d):
-                continue
+        for d in slot_dirs(base, slots):
             seen.append(d)
             try:
                 with open(os.path.join(d, "cgroup.procs")) as f:

@@ -413,6 +413,93 @@ own_dir (bool v2, char *out, size_t size)
   fclose (f);
 }
 
+static uint64_t
+limit_file (const struct rc_cgroup_slot *slot, bool v2)
+{
+  char buf[64] = "";
+  read_file (rc_cgroup_slot_path (slot), v2 ? "memory.max" : "memory.limit_in_bytes", buf,
+             sizeof (buf));
+  if (strncmp (buf, "max", 3) == 0)
+    return UINT64_MAX;
+  return strtoull (buf, NULL, 10);
+}
+
+/* A tree of one slot (runcell exec): on v1 the slot is <name> itself, and
+ * the all-slots cap becomes the slot's ceiling; v2 keeps <name>/slot0. */
+static void
+flat_tree_checks (bool v2, const char *own_mem_dir)
+{
+  char name[64], suffix[96], path[4096];
+  struct rc_cgroup_slot *slot = NULL, *other = NULL;
+  rc_err_t err = NULL;
+  struct stat st;
+  const uint64_t cap = 96ull << 20;
+  const struct rc_cgroup_tree tree
+      = { .name = name, .n_slots = 1, .pids_max = 16, .total_max = cap };
+
+  snprintf (name, sizeof (name), "rc-flat-%d", (int)getpid ());
+  snprintf (suffix, sizeof (suffix), v2 ? "/%s/slot0" : "/%s", name);
+  ok (rc_cgroup_setup_tree (&tree, &err) == 0, "setup_tree %s with 1 slot", name);
+  diag_err (&err);
+  ok (rc_cgroup_slot_open (&slot, &tree, 0, &err) == 0, "slot_open in the one-slot tree");
+  diag_err (&err);
+  if (slot == NULL)
+    {
+      rc_cgroup_teardown_tree (&tree);
+      return;
+    }
+  {
+    const char *p = rc_cgroup_slot_path (slot);
+    size_t pl = strlen (p), sl = strlen (suffix);
+    ok (pl > sl && strcmp (p + pl - sl, suffix) == 0, "slot path %s ends in %s", p, suffix);
+  }
+  snprintf (path, sizeof (path), "%s/%s/slot0", own_mem_dir, name);
+  ok ((stat (path, &st) == 0) == v2, "%s",
+      v2 ? "v2 keeps the slot0 level" : "v1 has no slot0 level");
+  ok (rc_cgroup_slot_open (&other, &tree, 1, &err) < 0 && err != NULL,
+      "slot 1 of a one-slot tree is refused");
+  diag_err (&err);
+  /* A second handle opened after a job changed the limit (a respawned
+   * worker) still knows the cap: it is not read back from the file. */
+  ok (rc_cgroup_slot_prepare (slot, 32 << 20, 16, &err) == 0
+          && rc_cgroup_slot_open (&other, &tree, 0, &err) == 0
+          && rc_cgroup_slot_prepare (other, 80 << 20, 16, &err) == 0
+          && limit_file (other, v2) == 80ull << 20,
+      "a handle opened after a 32 MiB job still grants an 80 MiB job");
+  diag_err (&err);
+  if (other != NULL)
+    rc_cgroup_slot_close (other);
+
+  ok (rc_cgroup_slot_prepare (slot, 64 << 20, 16, &err) == 0
+          && limit_file (slot, v2) == 64ull << 20,
+      "a 64 MiB job under a 96 MiB cap gets 64 MiB");
+  diag_err (&err);
+  ok (rc_cgroup_slot_prepare (slot, 200 << 20, 16, &err) == 0
+          && limit_file (slot, v2) == (v2 ? 200ull << 20 : cap),
+      "a 200 MiB job: %s", v2 ? "200 MiB on the slot, the cap on its parent" : "capped at 96 MiB");
+  diag_err (&err);
+  ok (rc_cgroup_slot_prepare (slot, 0, 16, &err) == 0
+          && limit_file (slot, v2) == (v2 ? UINT64_MAX : cap),
+      "no job limit: %s", v2 ? "max on the slot" : "the cap");
+  diag_err (&err);
+  {
+    struct child c = spawn (alloc_touch, 128 << 20);
+    uint64_t kills = 0;
+    int status;
+    ok (rc_cgroup_slot_attach (slot, c.pid, &err) == 0 && pid_in_cgroup (c.pid, suffix) > 0,
+        "attach puts the child in %s", suffix);
+    diag_err (&err);
+    status = start_and_wait (&c);
+    ok (WIFSIGNALED (status) && rc_cgroup_slot_oom_kills (slot, &kills, &err) == 0 && kills >= 1,
+        "128 MiB touched without a job limit dies at the 96 MiB cap");
+    diag_err (&err);
+  }
+  rc_cgroup_slot_close (slot);
+  rc_cgroup_teardown_tree (&tree);
+  snprintf (path, sizeof (path), "%s/%s", own_mem_dir, name);
+  ok (stat (path, &st) < 0 && errno == ENOENT, "%s removed", path);
+}
+
 int
 main (void)
 {
@@ -421,6 +508,7 @@ main (void)
   enum rc_cgroup_mode mode = RC_CGROUP_UNKNOWN;
   struct rc_cgroup_slot *slot = NULL;
   char name[64], suffix[96], buf[256];
+  const struct rc_cgroup_tree tree = { .name = name, .n_slots = 2, .pids_max = 64 };
   const char *expected = mode_from_mounts ();
   bool v2;
   int r;
@@ -438,20 +526,21 @@ main (void)
   v2 = mode == RC_CGROUP_UNIFIED;
   own_dir (v2, own_mem_dir, sizeof (own_mem_dir));
 
-  ok (rc_cgroup_setup_tree ("../escape", 1, 8, 0, &err) < 0 && err != NULL,
+  ok (rc_cgroup_setup_tree (&(struct rc_cgroup_tree){ .name = "../escape", .n_slots = 1 }, &err) < 0
+          && err != NULL,
       "a subtree name with a slash is refused");
   diag_err (&err);
 
   snprintf (name, sizeof (name), "rc-test-%d", (int)getpid ());
   snprintf (suffix, sizeof (suffix), "/%s/slot0", name);
-  ok (rc_cgroup_setup_tree (name, 2, 64, 0, &err) == 0, "setup_tree %s with 2 slots", name);
+  ok (rc_cgroup_setup_tree (&tree, &err) == 0, "setup_tree %s with 2 slots", name);
   diag_err (&err);
 
-  ok (rc_cgroup_slot_open (&slot, name, 0, &err) == 0, "slot_open slot0");
+  ok (rc_cgroup_slot_open (&slot, &tree, 0, &err) == 0, "slot_open slot0");
   diag_err (&err);
   if (slot == NULL)
     {
-      rc_cgroup_teardown_tree (name);
+      rc_cgroup_teardown_tree (&tree);
       printf ("Bail out! no slot\n");
       return 1;
     }
@@ -636,16 +725,17 @@ main (void)
   }
 
   rc_cgroup_slot_close (slot);
-  rc_cgroup_teardown_tree (name);
+  rc_cgroup_teardown_tree (&tree);
   {
     char path[4096];
     struct stat st;
     /* Reopening must fail once the subtree is gone. */
-    ok (rc_cgroup_slot_open (&slot, name, 0, &err) < 0, "slot_open fails after teardown");
+    ok (rc_cgroup_slot_open (&slot, &tree, 0, &err) < 0, "slot_open fails after teardown");
     diag_err (&err);
     snprintf (path, sizeof (path), "%s/%s", own_mem_dir, name);
     ok (stat (path, &st) < 0 && errno == ENOENT, "%s removed", path);
   }
+  flat_tree_checks (v2, own_mem_dir);
   if (mode == RC_CGROUP_HYBRID)
     hybrid_v2_checks ();
   printf ("1..%d\n", test_no);

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "sandbox/seccomp_filter.h"
+#include "sandbox/seccomp_rules.h"
 
 #include <errno.h>
 #include <linux/audit.h>
@@ -351,6 +352,22 @@ main (void)
       seccomp_release (ctx);
     if (fd >= 0)
       close (fd);
+    rc_error_free (&err);
+  }
+
+  /* The build-time program (seccomp_program.h, linked into every binary)
+   * is what the rules compile to now: a stale header or a different
+   * libseccomp would show here. */
+  {
+    struct sock_filter *fresh = NULL;
+    size_t n = 0;
+    int r2 = rc_seccomp_compile (&fresh, &n, &err);
+    ok (r2 == 0 && n == prog.len && memcmp (fresh, prog.insns, n * sizeof *fresh) == 0
+            && memcmp (prog.insns, rc_seccomp_prelude,
+                       sizeof (struct sock_filter) * RC_SECCOMP_PRELUDE_LEN)
+                   == 0,
+        "the build-time program equals a fresh compile of the rules (%zu instructions)", n);
+    free (fresh);
     rc_error_free (&err);
   }
 
