@@ -387,6 +387,12 @@ cmd_exec (int argc, char **argv)
   teardown = true;
   if (rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
     goto fail;
+  /* Before the first job, as the service's master does for every slot: a
+   * process of the slot's uid outside our fresh cgroup (a live service or
+   * another runner on the same RUN_UID_BASE) gets the slot refused, so no
+   * job shares a uid with a stranger even once. */
+  if (rc_sandbox_slot_clean (sb, o.slot, &err) < 0)
+    goto fail;
   /* --prestart: every job runs in an init started ahead of it, as a
    * worker's jobs do with RUN_PRESTART. */
   if (o.prestart)

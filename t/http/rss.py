@@ -1,7 +1,10 @@
-"""rss.py - workers do not grow with the number of requests: the summed RSS
-of runcell-fcgi's workers after 300 requests stays within 1 KiB per request
-of its value after 30 (issue 2).  Requests mix successes and the error
-paths (400s), where leaks like to hide.
+"""rss.py - workers do not grow with the number of requests (issue 2).  The
+summed RSS of runcell-fcgi's workers is taken after 30, 300 and 570
+requests; a leak grows in both intervals of 270, while a one-off step (a
+worker's first jobs of a kind, malloc extending its heap by 128 KiB, seen
+up to 272 KiB here) shows in one of them.  So the smaller of the two
+growths must stay within 1 KiB per request.  Requests mix successes and
+the error paths (400s), where leaks like to hide.
 """
 
 import rchttp
@@ -47,12 +50,17 @@ pids30, rss30 = snapshot()
 for i in range(30, 300):
     request(i)
 pids300, rss300 = snapshot()
+for i in range(300, 570):
+    request(i)
+pids570, rss570 = snapshot()
 
-t.ok(not failures, "all 300 requests answered as expected", lambda: "\n".join(failures))
+t.ok(not failures, "all 570 requests answered as expected", lambda: "\n".join(failures))
 t.ok(len(pids30) > 0, "found the workers (%d)" % len(pids30))
-t.eq(pids300, pids30, "the same workers served all requests (no respawn hid a leak)")
-growth = rss300 - rss30
-t.ok(growth <= 270, "worker RSS grew %d KiB over 270 requests (limit 270 KiB): %d -> %d KiB"
-     % (growth, rss30, rss300))
+t.ok(pids300 == pids30 and pids570 == pids30,
+     "the same workers served all requests (no respawn hid a leak)")
+first, second = rss300 - rss30, rss570 - rss300
+t.ok(min(first, second) <= 270,
+     "worker RSS grew %d and %d KiB over two runs of 270 requests (limit 270 KiB for the "
+     "smaller): %d -> %d -> %d KiB" % (first, second, rss30, rss300, rss570))
 svc.stop()
 t.exit()

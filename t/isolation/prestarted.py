@@ -18,7 +18,7 @@ import rerun
 
 FILES = ["readonly.py", "tmp.py", "environ.py", "creds.py", "fds.py", "proc.py",
          "namespaces.py", "dev.py", "cgroup.py", "limits.py", "concurrent.py", "daemon.py",
-         "hostmounts.py", "memory.py", "coredump.py", "root.py"]
+         "hostmounts.py", "memory.py", "coredump.py", "root.py", "slot_uid.py"]
 
 t = rerun.start("prestarted")
 
