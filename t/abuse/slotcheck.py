@@ -42,8 +42,20 @@ def procs_of_uids(uids):
         ids = {int(x) for x in fields.get("Uid", "").split()}
         state = fields.get("State", "").strip()
         if ids & uids and not state.startswith(("X",)):
-            found.append((int(entry), sorted(ids & uids)[0], fields.get("Name", "").strip() + " " + state))
+            # The parent says who failed to reap a zombie (a leftover is
+            # reported with it, so a rare one can be traced from the log).
+            ppid = fields.get("PPid", "").strip()
+            found.append((int(entry), sorted(ids & uids)[0], "%s %s, parent %s %s" % (
+                fields.get("Name", "").strip(), state, ppid, _comm(ppid))))
     return found
+
+
+def _comm(pid):
+    try:
+        with open("/proc/%s/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
 
 
 def slot_dirs(base, slots):
