@@ -282,7 +282,8 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
 
   app.cfg = ctx->cfg;
   app.langs = ctx->langs;
-  if (rc_sandbox_open (&app.sandbox, ctx->cfg, ctx->mode, &err) < 0)
+  if (rc_sandbox_open (&app.sandbox, ctx->cfg, ctx->mode, &err) < 0
+      || rc_sandbox_drop_bounding (app.sandbox, &err) < 0)
     {
       rc_log (RC_LOG_ERROR, "worker_failed", "worker %u: %s", ctx->index, rc_error_text (err));
       _exit (70);

@@ -553,11 +553,13 @@ mask_file (const char *path)
   return skip_missing (mount (NR RC_ROOT_MASK_FILE, path, NULL, MS_BIND, NULL));
 }
 
+/* The same for a directory, with the empty directory of the read-only
+ * root: a bind, not a tmpfs of its own (a superblock made and torn down
+ * per job, about 20 us each here). */
 static int
 mask_dir (const char *path)
 {
-  return skip_missing (mount ("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                              "size=4k,nr_inodes=1,mode=0755"));
+  return skip_missing (mount (NR RC_ROOT_MASK_DIR, path, NULL, MS_BIND, NULL));
 }
 
 static int
@@ -604,35 +606,63 @@ mount_proc (const char **step)
   return 0;
 }
 
+/* The v1 view: the root's directory of mount points, bound read-only (a
+ * bind, so only this mount's flags change: a remount of the superblock
+ * would be the shared template's), then memory and pids on them. */
 static int
-mount_cgroup (const struct rc_mount_plan *plan, const char **step)
+mount_cgroup_v1 (const char *points, unsigned long flags, const char **step)
 {
-  unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY;
-  /* A fresh sysfs belongs to our network namespace: /sys/class/net shows
-   * lo only, not the host's interfaces. */
-  if (mount ("sysfs", NR "/sys", "sysfs", flags, NULL) < 0)
-    FAIL ("mount /sys");
-  if (!is_dir (NR "/sys/fs/cgroup"))
-    return 0;
-  if (plan->cgmode == RC_CGROUP_UNIFIED)
-    {
-      /* Our cgroup namespace is rooted at the slot, so is this mount. */
-      if (mount ("cgroup2", NR "/sys/fs/cgroup", "cgroup2", flags, NULL) < 0)
-        FAIL ("mount cgroup2");
-      return 0;
-    }
-  if (mount ("tmpfs", NR "/sys/fs/cgroup", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-             "size=4k,nr_inodes=16,mode=0755")
-          < 0
-      || mkdir (NR "/sys/fs/cgroup/memory", 0755) < 0 || mkdir (NR "/sys/fs/cgroup/pids", 0755) < 0)
-    FAIL ("tmpfs /sys/fs/cgroup");
+  if (mount (points, NR "/sys/fs/cgroup", NULL, MS_BIND, NULL) < 0
+      || mount (NULL, NR "/sys/fs/cgroup", NULL, MS_REMOUNT | MS_BIND | flags, NULL) < 0)
+    FAIL ("bind /sys/fs/cgroup");
   if (mount ("cgroup", NR "/sys/fs/cgroup/memory", "cgroup", flags, "memory") < 0)
     FAIL ("mount cgroup memory");
   if (mount ("cgroup", NR "/sys/fs/cgroup/pids", "cgroup", flags, "pids") < 0)
     FAIL ("mount cgroup pids");
-  if (mount (NULL, NR "/sys/fs/cgroup", NULL, MS_REMOUNT | flags, NULL) < 0)
-    FAIL ("remount /sys/fs/cgroup");
   return 0;
+}
+
+static int
+mount_cgroup (const struct rc_mount_plan *plan, const char **step)
+{
+  unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY;
+  char v1_dir[32] = "";
+  int v1_fd = -1, r = 0;
+
+  /* On v1 the two mount points come from the root's own tmpfs, which the
+   * sysfs is about to cover: held by an fd, bound through /proc/self/fd. */
+  if (plan->cgmode != RC_CGROUP_UNIFIED)
+    {
+      v1_fd = open (NR RC_ROOT_CGROUP_V1_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (v1_fd < 0)
+        FAIL ("open cgroup mount points");
+      snprintf (v1_dir, sizeof v1_dir, "/proc/self/fd/%d", v1_fd);
+    }
+  /* A fresh sysfs belongs to our network namespace: /sys/class/net shows
+   * lo only, not the host's interfaces. */
+  if (mount ("sysfs", NR "/sys", "sysfs", flags, NULL) < 0)
+    {
+      *step = "mount /sys";
+      r = -1;
+    }
+  else if (is_dir (NR "/sys/fs/cgroup"))
+    {
+      /* Our cgroup namespace is rooted at the slot, so is this mount. */
+      if (plan->cgmode != RC_CGROUP_UNIFIED)
+        r = mount_cgroup_v1 (v1_dir, flags, step);
+      else if (mount ("cgroup2", NR "/sys/fs/cgroup", "cgroup2", flags, NULL) < 0)
+        {
+          *step = "mount cgroup2";
+          r = -1;
+        }
+    }
+  if (v1_fd >= 0)
+    {
+      int saved = errno;
+      close (v1_fd);
+      errno = saved;
+    }
+  return r;
 }
 
 /* pivot_root into NR and detach the old root: from here on nothing of the

@@ -270,6 +270,14 @@ rc_root_populate (const struct rc_root_builder *b, uid_t first_uid, unsigned n_u
       *step = "write /etc";
       return -1;
     }
+  if (mkdirat (b->rootfd, RC_ROOT_MASK_DIR + 1, 0755) < 0
+      || mkdirat (b->rootfd, RC_ROOT_CGROUP_V1_DIR + 1, 0755) < 0
+      || mkdirat (b->rootfd, RC_ROOT_CGROUP_V1_DIR "/memory" + 1, 0755) < 0
+      || mkdirat (b->rootfd, RC_ROOT_CGROUP_V1_DIR "/pids" + 1, 0755) < 0)
+    {
+      *step = "mkdir /sys";
+      return -1;
+    }
   return 0;
 }
 

@@ -71,6 +71,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -352,6 +353,34 @@ enum rc_sandbox_mode
 rc_sandbox_mode_of (const struct rc_sandbox *sb)
 {
   return sb->mode;
+}
+
+int
+rc_sandbox_drop_bounding (struct rc_sandbox *sb, rc_err_t *err)
+{
+  /* The bounding set only limits what an exec may gain: this process
+   * keeps its effective capabilities (mounts, setns, the slot uid), and
+   * every init and job child it clones inherits the empty set, so the
+   * job's child only checks it (rc_child_lock_caps) instead of dropping
+   * each capability again.  What this process execs itself (a
+   * toolchain's version command for /languages) runs as root without
+   * capabilities.  Every number up to the kernel's last: the drop of the
+   * first number past it fails with EINVAL, which ends the loop should
+   * cap_last_cap have been unreadable. */
+  if (sb->mode != RC_SANDBOX_ISOLATED || sb->bounding_empty)
+    return 0;
+  for (unsigned long c = 0; c <= sb->cap_last && c < 64; c++)
+    if (prctl (PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
+      {
+        if (errno == EINVAL && c > 0)
+          {
+            sb->cap_last = (unsigned)c - 1;
+            break;
+          }
+        return rc_error_sys (err, "sandbox: capability bounding set errno=%d", errno);
+      }
+  sb->bounding_empty = true;
+  return 0;
 }
 
 int

@@ -13,6 +13,8 @@
  *            the cgroup subtree, slot cgroups, state dir; fails closed)
  *   worker:  rc_sandbox_open()        once per worker (builds the seccomp
  *            filter, opens cgroup dirs)
+ *            rc_sandbox_drop_bounding() once, before anything else runs
+ *            (the first job does it if the caller did not)
  *            rc_sandbox_run()         per job, on a slot the worker claimed
  *            rc_sandbox_slot_clean()  after each job and before reusing a
  *            slot another process held: kills leftovers, verifies empty
@@ -44,6 +46,10 @@ void rc_sandbox_host_teardown (const struct rc_config *cfg);
 int rc_sandbox_open (struct rc_sandbox **sb, const struct rc_config *cfg, enum rc_sandbox_mode mode,
                      rc_err_t *err);
 void rc_sandbox_close (struct rc_sandbox *sb);
+/* Empties this process's capability bounding set, once: a process that
+ * runs jobs never execs anything that needs a capability, and its jobs
+ * inherit the empty set.  Its effective capabilities stay. */
+int rc_sandbox_drop_bounding (struct rc_sandbox *sb, rc_err_t *err);
 /* Pre-started inits (spawn.c): a job takes the init started ahead of it,
  * if there is one.  RC_PRESTART_IDLE: the caller starts the next one with
  * rc_sandbox_prestart when it has nothing else to do (a worker, after its

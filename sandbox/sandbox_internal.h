@@ -48,8 +48,8 @@ struct rc_sandbox
   pid_t *dying_init;   /* per slot: an init killed but not yet reaped, or 0 */
   /* A pre-started init waiting for the next job (spawn.c), when enabled. */
   enum rc_prestart prestart;
-  pid_t warm_pid; /* 0: none */
-  int warm_ctl;   /* worker end of its control socket */
+  pid_t warm_pid;        /* 0: none */
+  int warm_ctl;          /* worker end of its control socket */
   bool warm_root_cloned; /* it got a clone of the root template */
   struct rc_job_arena *arena;
   int *netns;                  /* per slot: fd of its pre-made network namespace */
@@ -65,7 +65,8 @@ struct rc_sandbox
    * refuses the clone flags. */
   void **init_area;
   bool init_shared_unavailable;
-  unsigned cap_last; /* /proc/sys/kernel/cap_last_cap, read at open */
+  unsigned cap_last;   /* /proc/sys/kernel/cap_last_cap, read at open */
+  bool bounding_empty; /* rc_sandbox_drop_bounding ran in this process */
 };
 
 /* sandbox.c */
@@ -114,8 +115,13 @@ int rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, con
  * of it.  A builder adds to the root below rootfd; bind attaches host path
  * host at rel (relative to rootfd). */
 #define RC_ROOT_SHM_DIR "/tmp/.shm"
-/* Empty, read-only, under the job's sysfs: the source of /proc masks. */
+/* Empty, read-only, under the job's sysfs: the sources of /proc masks
+ * (a file and a directory), and on cgroup v1 the directory with the mount
+ * points "memory" and "pids" bound on the sysfs's /sys/fs/cgroup.  Binds
+ * of the root's own tmpfs: no superblock of their own per job. */
 #define RC_ROOT_MASK_FILE "/sys/.empty"
+#define RC_ROOT_MASK_DIR "/sys/.empty.d"
+#define RC_ROOT_CGROUP_V1_DIR "/sys/.cgroup-v1"
 struct rc_root_builder
 {
   int rootfd;
@@ -222,10 +228,10 @@ bool rc_thrash_feed (struct rc_thrash *t, uint64_t now_us, const struct rc_memor
 
 /* Child-side helpers (async-signal-safe, used between fork and exec). */
 int rc_child_set_rlimits (const struct rc_limits *limits);
-/* Before the uid change (needs CAP_SETPCAP): empties the bounding and
- * ambient sets and locks the securebits (NOROOT, NO_SETUID_FIXUP, no
- * keep-caps, no ambient raise). */
-int rc_child_drop_bounding (unsigned last_cap);
+/* Before the uid change (needs CAP_SETPCAP): checks the bounding set is
+ * empty (rc_sandbox_drop_bounding), empties the ambient set and locks the
+ * securebits (NOROOT, NO_SETUID_FIXUP, no keep-caps, no ambient raise). */
+int rc_child_lock_caps (unsigned last_cap);
 /* After the uid change: empties the effective, permitted and inheritable
  * sets and checks they are empty. */
 int rc_child_clear_caps (void);

@@ -180,7 +180,7 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
     rc_child_fail (errfd, "stdio", errno);
   if (rc_child_set_rlimits (&st->limits) < 0)
     rc_child_fail (errfd, "rlimits", errno);
-  if (rc_child_drop_bounding (job->sb->cap_last) < 0)
+  if (rc_child_lock_caps (job->sb->cap_last) < 0)
     rc_child_fail (errfd, "capability bounding set", errno);
   /* setgroups first: root's supplementary groups (disk, adm) must not
    * survive the uid change. */
@@ -525,6 +525,14 @@ warm_start (struct rc_sandbox *sb)
 
   if (sb->warm_pid > 0)
     return;
+  {
+    rc_err_t err = NULL;
+    if (rc_sandbox_drop_bounding (sb, &err) < 0)
+      {
+        rc_error_free (&err);
+        return;
+      }
+  }
   if (sb->arena == NULL && (sb->arena = rc_job_arena_new (RC_JOB_ARENA_BYTES)) == NULL)
     return;
   /* Every slot's cgroup handle and network namespace must exist before
@@ -1025,6 +1033,8 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
 
   job.t0 = rc_now_us ();
   memset (job.fds, 0xff, sizeof job.fds); /* every fd -1 */
+  if (rc_sandbox_drop_bounding (sb, err) < 0)
+    return -1;
   if (rc_sandbox_get_slot (sb, spec->slot, &job.slot, err) < 0)
     return -1;
   /* Cache overlays mount through libmount: loaded here, in the worker, so
