@@ -462,7 +462,7 @@ void
 rc_cg_slot_init_fds (struct rc_cgroup_slot *slot)
 {
   for (size_t i = 0; i < RC_CG_MAX_HIER; i++)
-    slot->procs[i] = slot->dirs[i] = -1;
+    slot->procs[i] = slot->dirs[i] = slot->tasks[i] = -1;
   slot->v1_limit = slot->v1_memsw = slot->v1_max_usage = slot->v1_failcnt = -1;
   slot->v1_oom = slot->v1_pids_max = slot->v1_cpu_usage = slot->v1_usage = -1;
   slot->mem_stat = -1;
@@ -850,6 +850,8 @@ rc_cgroup_slot_close (struct rc_cgroup_slot *slot)
         close (slot->procs[i]);
       if (slot->dirs[i] >= 0)
         close (slot->dirs[i]);
+      if (slot->tasks[i] >= 0)
+        close (slot->tasks[i]);
     }
   for (size_t i = 0; i < sizeof (fds) / sizeof (fds[0]); i++)
     if (*fds[i] >= 0)
@@ -883,6 +885,8 @@ rc_cgroup_slot_attach_fds (const struct rc_cgroup_slot *slot, int *out, size_t m
         out[n++] = slot->procs[i];
       if (slot->dirs[i] >= 0 && n < max)
         out[n++] = slot->dirs[i];
+      if (slot->tasks[i] >= 0 && n < max)
+        out[n++] = slot->tasks[i];
     }
   return n;
 }
@@ -905,18 +909,12 @@ rc_cgroup_slot_attach (struct rc_cgroup_slot *slot, pid_t pid, rc_err_t *err)
        * same as a cgroup.procs write.  Pass err NULL after a clone: nothing is
        * then allocated, errno says what failed. */
       for (size_t i = 0; i < slot->n_procs; i++)
-        {
-          int fd = slot->dirs[i] >= 0 ? openat (slot->dirs[i], "tasks", O_WRONLY | O_CLOEXEC) : -1;
-          ssize_t n = fd >= 0 ? write (fd, "0", 1) : -1;
-          int saved = errno;
-          if (fd >= 0)
-            close (fd);
-          if (n != 1)
-            {
-              errno = saved ? saved : EIO;
-              return rc_error_sys (err, "cgroup: slot%u: join tasks", slot->index);
-            }
-        }
+        if (slot->tasks[i] < 0 || pwrite (slot->tasks[i], "0", 1, 0) != 1)
+          {
+            if (slot->tasks[i] < 0)
+              errno = EBADF;
+            return rc_error_sys (err, "cgroup: slot%u: join tasks", slot->index);
+          }
       return 0;
     }
   snprintf (buf, sizeof (buf), "%d", (int)pid);

@@ -46,6 +46,10 @@ struct rc_cgroup_slot
    * has been idle for a second (kernel/cgroup/cgroup-v1.c pidlists). */
   int procs[RC_CG_MAX_HIER];
   int dirs[RC_CG_MAX_HIER];
+  /* v1: `tasks` kept open too, for the namespace init's move of itself
+   * (a write of 0, rc_cgroup_slot_attach): four opens and closes fewer
+   * per job.  Writes are not cached like the pid list a read builds. */
+  int tasks[RC_CG_MAX_HIER];
   size_t n_procs;
 
   /* v1 files, -1 when absent. */

@@ -332,7 +332,10 @@ rc_cg1_slot_open (struct rc_cgroup_slot *slot, const struct rc_cgroup_tree *tree
       /* Memory is hierarchy 0, so attach charges the memcg first. */
       slot->dirs[slot->n_procs] = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
       slot->procs[slot->n_procs] = rc_cg_open (dfd, dir, "cgroup.procs", O_WRONLY, err);
-      if (slot->dirs[slot->n_procs] < 0 || slot->procs[slot->n_procs] < 0)
+      if (slot->procs[slot->n_procs] >= 0)
+        slot->tasks[slot->n_procs] = rc_cg_open (dfd, dir, "tasks", O_WRONLY, err);
+      if (slot->dirs[slot->n_procs] < 0 || slot->procs[slot->n_procs] < 0
+          || slot->tasks[slot->n_procs] < 0)
         {
           if (err != NULL && *err == NULL)
             rc_error_sys (err, "cgroup: open slot %s", dir);
