@@ -4,6 +4,7 @@
 #include "common/job_build.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +42,17 @@ rc_job_rlimit_cpu_s (const struct rc_limits *l, unsigned cpus)
   return (clock_ms + 999) / 1000 * (cpus ? cpus : 1) + 1;
 }
 
+/* The CPUs the job can run on: this process's affinity, which the job
+ * inherits (one system call; sysconf's online count reads a sysfs file,
+ * about 15 us of every request). */
 static unsigned
-online_cpus (void)
+usable_cpus (void)
 {
-  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  int n;
+  if (sched_getaffinity (0, sizeof set, &set) < 0)
+    return 1;
+  n = CPU_COUNT (&set);
   return n > 0 ? (unsigned)n : 1;
 }
 
@@ -315,7 +323,7 @@ int
 rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_job_request *req,
               const struct rc_config *cfg, rc_err_t *err)
 {
-  unsigned cpus = online_cpus ();
+  unsigned cpus = usable_cpus ();
   struct rc_step *run;
   int r;
 

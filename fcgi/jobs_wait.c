@@ -32,8 +32,6 @@
 #include "fcgi/sessions/session_exec.h"
 #include "fcgi/slots.h"
 
-#include <time.h>
-
 /* A clean takes at most the cgroup kill's 2 s bound (sandbox.c). */
 #define CLEANING_WAIT_MS 3000
 
@@ -80,19 +78,22 @@ claim_slot (struct rc_app *app, uint64_t wait_ms)
 
   for (;;)
     {
-      struct timespec pause = { 0, 20 * 1000 * 1000 };
+      uint32_t releases = rc_slots_releases ();
       uint64_t now;
       int slot = rc_slot_claim ();
       if (slot >= 0 || app->shutdown_requested)
         return slot;
       now = rc_now_ms ();
-      if (rc_slots_cleaning () > 0 && now < cleaning_deadline)
-        pause.tv_nsec = 200 * 1000;
-      else if (now >= deadline)
+      if (now >= deadline && !(rc_slots_cleaning () > 0 && now < cleaning_deadline))
         /* A slot released between the claim above and the count just
          * read is free now (slots.c clears "cleaning" after "owner"). */
         return rc_slot_claim ();
-      nanosleep (&pause, NULL);
+      /* Woken by the next release (a slot being cleaned after its reply
+       * is free within a millisecond or two), not by polling: a poll of
+       * 200 us cost the next job up to that much, and more with the
+       * timer's slack.  The timeout bounds how late a shutdown request
+       * or a passed deadline is noticed. */
+      rc_slots_wait_release (releases, 20 * 1000);
     }
 }
 

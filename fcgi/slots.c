@@ -3,8 +3,13 @@
 
 #include "fcgi/slots.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 struct slot_entry
@@ -17,6 +22,11 @@ struct slot_entry
 struct slot_table
 {
   _Atomic uint64_t rejections;
+  /* A futex word: bumped on every release, so a claimer that found no
+   * slot sleeps until one is released instead of polling; `waiters` lets
+   * a release skip the wake-up call when nobody sleeps. */
+  _Atomic uint32_t releases;
+  _Atomic uint32_t waiters;
   unsigned n;
   struct slot_entry slots[];
 };
@@ -65,6 +75,31 @@ rc_slot_release (int slot)
 {
   atomic_store (&table->slots[slot].owner, RC_SLOT_FREE);
   atomic_store (&table->slots[slot].cleaning, 0);
+  /* The bump comes before the look at `waiters` (both sequentially
+   * consistent): a claimer that registers after the look finds the word
+   * changed and does not sleep (rc_slots_wait_release). */
+  atomic_fetch_add (&table->releases, 1);
+  if (atomic_load (&table->waiters) > 0)
+    (void) syscall (SYS_futex, &table->releases, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+uint32_t
+rc_slots_releases (void)
+{
+  return atomic_load (&table->releases);
+}
+
+void
+rc_slots_wait_release (uint32_t seen, unsigned timeout_us)
+{
+  struct timespec ts = { (time_t) (timeout_us / 1000000), (long) (timeout_us % 1000000) * 1000 };
+  atomic_fetch_add (&table->waiters, 1);
+  /* Shared, not FUTEX_PRIVATE: the table is MAP_SHARED between the
+   * master and every worker.  Returns at once when a release came after
+   * `seen` was read (EAGAIN), on a release, a signal or the timeout. */
+  if (atomic_load (&table->releases) == seen)
+    (void) syscall (SYS_futex, &table->releases, FUTEX_WAIT, seen, &ts, NULL, 0);
+  atomic_fetch_sub (&table->waiters, 1);
 }
 
 void

@@ -31,6 +31,12 @@ unsigned rc_slots_count (void);
 /* Claims a free slot for the calling process; -1 when all are busy. */
 int rc_slot_claim (void);
 void rc_slot_release (int slot);
+/* Sleeping until a slot is released: read the count before trying to
+ * claim, and after a failed claim wait with it; the wait returns at once
+ * when a release came in between, else on the next release (or after
+ * timeout_us, or on a signal). */
+uint32_t rc_slots_releases (void);
+void rc_slots_wait_release (uint32_t seen, unsigned timeout_us);
 /* The job on this slot has ended and was answered; its owner is cleaning
  * it.  A claimer that finds no free slot waits for such a slot rather
  * than answering 429 (rc_slots_cleaning). */
