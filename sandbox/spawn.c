@@ -819,8 +819,8 @@ job_release (struct rc_job *job)
  *   After READY all three run beside the worker and make system calls
  *   only; those that fail in normal operation (wait4 with no child left,
  *   exec's search of PATH) go through rc_raw_syscall4, because errno is
- *   the worker's thread's variable, and the bounding-set loop stops at the
- *   cap_last_cap the worker read.
+ *   the worker's thread's variable; the bounding set is only read (the
+ *   worker emptied its own, rc_sandbox_drop_bounding).
  * - CLONE_CLEAR_SIGHAND: no signal handler of the worker ever runs in the
  *   shim, the init or the child, where it would write the worker's state.
  * - The init works on its own copy of the job, in the slot's area above
