@@ -363,7 +363,7 @@ rc_sandbox_drop_bounding (struct rc_sandbox *sb, rc_err_t *err)
    * every init and job child it clones inherits the empty set, so the
    * job's child only checks it (rc_child_lock_caps) instead of dropping
    * each capability again.  What this process execs itself (a
-   * toolchain's version command for /languages) runs as root without
+   * toolchain's version command for /v1/languages) runs as root without
    * capabilities.  Every number up to the kernel's last: the drop of the
    * first number past it fails with EINVAL, which ends the loop should
    * cap_last_cap have been unreadable. */
