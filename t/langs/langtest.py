@@ -285,6 +285,17 @@ def main(slug, extra=None):
 
         if extra:
             extra(t, submit, runner)
+
+        # The manifest's version command, run by the worker (as root
+        # without capabilities, docs/design.md): a version on stderr
+        # only (java -version, kotlinc -version) used to list "".
+        if isinstance(runner, HttpRunner):
+            r = runner.svc.get("/v1/languages")
+            entry = {x.get("language"): x for x in
+                     (r.json or {}).get("languages", [])}.get(slug, {})
+            t.ok(r.status == 200 and bool((entry.get("version") or "").strip()),
+                 "%s: GET /v1/languages gives its toolchain's version (%r)"
+                 % (slug, entry.get("version")), repr(entry or r))
     finally:
         runner.close()
     t.exit()
