@@ -3,7 +3,6 @@
 
 #include "fcgi/slots.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdatomic.h>

@@ -909,12 +909,16 @@ rc_cgroup_slot_attach (struct rc_cgroup_slot *slot, pid_t pid, rc_err_t *err)
        * same as a cgroup.procs write.  Pass err NULL after a clone: nothing is
        * then allocated, errno says what failed. */
       for (size_t i = 0; i < slot->n_procs; i++)
-        if (slot->tasks[i] < 0 || pwrite (slot->tasks[i], "0", 1, 0) != 1)
-          {
-            if (slot->tasks[i] < 0)
-              errno = EBADF;
-            return rc_error_sys (err, "cgroup: slot%u: join tasks", slot->index);
-          }
+        {
+          /* A missing fd fails here too: pwrite sets EBADF. */
+          ssize_t n = pwrite (slot->tasks[i], "0", 1, 0);
+          if (n != 1)
+            {
+              if (n >= 0)
+                errno = EIO;
+              return rc_error_sys (err, "cgroup: slot%u: join tasks", slot->index);
+            }
+        }
       return 0;
     }
   snprintf (buf, sizeof (buf), "%d", (int)pid);

@@ -20,7 +20,7 @@
  *                   and shm -> /tmp/.shm; no tty, no host device
  *   /proc           fresh for the pid namespace, hidepid=2 or fail, kernel
  *                   knobs read-only, info leaks and side channels masked
- *                   by an empty read-only file
+ *                   by an empty read-only file or directory
  *
  *   job (after the init joined the slot's network and cgroup namespaces)
  *   host paths      the language's hostPaths, bound read-only
