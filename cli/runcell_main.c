@@ -221,7 +221,7 @@ print_summary (FILE *f, const struct rc_job_result *res, int code)
            "{\"exit_code\":%d,\"setup_us\":%llu,\"prestarted\":%s,\"root\":\"%s\",\"init\":\"%s\","
            "\"steps\":[",
            code, (unsigned long long)res->setup_us, res->prestarted ? "true" : "false",
-           res->root_cloned ? "cloned" : "built", res->init_shared ? "shared" : "forked");
+           res->root_cloned ? "cloned" : "built", rc_job_init_kind (res));
   for (i = 0; i < res->n_steps; i++)
     {
       const struct rc_step_result *r = &res->steps[i];
@@ -393,6 +393,10 @@ cmd_exec (int argc, char **argv)
    * job shares a uid with a stranger even once. */
   if (rc_sandbox_slot_clean (sb, o.slot, &err) < 0)
     goto fail;
+  /* --repeat: the jobs after the first run in the first one's init, as a
+   * worker's jobs do (RUN_RESIDENT_INIT); a single job gains nothing from
+   * keeping it, and --prestart measures the pre-started init alone. */
+  rc_sandbox_set_resident (sb, o.repeat > 1 && !o.prestart);
   /* --prestart: every job runs in an init started ahead of it, as a
    * worker's jobs do with RUN_PRESTART. */
   if (o.prestart)

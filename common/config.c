@@ -324,6 +324,7 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   cfg->pids_max = 512;
   cfg->root_template = true;
   cfg->init_shared_memory = true;
+  cfg->resident_init = true;
   cfg->sandbox = true;
   cfg->max_files = 64;
   cfg->limit_max.wall_ms = 300000;
@@ -374,6 +375,8 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   if (load_bool (get, ud, "RUN_ROOT_TEMPLATE", true, &cfg->root_template, err) < 0)
     goto fail;
   if (load_bool (get, ud, "RUN_PRESTART", false, &cfg->prestart, err) < 0)
+    goto fail;
+  if (load_bool (get, ud, "RUN_RESIDENT_INIT", true, &cfg->resident_init, err) < 0)
     goto fail;
   if (load_bool (get, ud, "RUN_INIT_SHARED_MEMORY", true, &cfg->init_shared_memory, err) < 0)
     goto fail;

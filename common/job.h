@@ -161,7 +161,11 @@ struct rc_job_result
   bool prestarted;   /* ran in an init started ahead of the job (spawn.c) */
   bool root_cloned;  /* its root was a clone of the worker's template, not built */
   bool init_shared;  /* its init ran on the worker's memory, not forked (spawn.c) */
+  bool resident;     /* its init had served an earlier job of the slot (spawn.c) */
 };
 void rc_job_result_free (struct rc_job_result *res);
+/* How the job's init came to be, as logs and summaries name it:
+ * "resident", "shared" or "forked". */
+const char *rc_job_init_kind (const struct rc_job_result *res);
 
 #endif

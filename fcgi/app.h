@@ -21,6 +21,9 @@ struct rc_app
   /* A slot whose job was answered but not yet cleaned (jobs_wait.c). */
   bool slot_to_clean;
   int clean_slot;
+  /* The slot marked as holding this worker's resident init, or -1
+   * (rc_slot_set_resident). */
+  int resident_mark;
 };
 
 void rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res);
@@ -63,5 +66,11 @@ int rc_app_run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_
 /* Once the response has been handed to the web server: cleans and
  * releases (or quarantines) the slot of the job just answered, if any. */
 void rc_app_after_reply (struct rc_app *app);
+/* The fd that becomes readable when the slot answered last can be cleaned
+ * without waiting (its resident init has cleared the job away), or -1
+ * when there is nothing to wait for: the worker may then wait for the
+ * next connection and for that fd together, and call rc_app_after_reply
+ * when either comes (sandbox/spawn.c, "The resident init"). */
+int rc_app_clean_wait_fd (struct rc_app *app);
 
 #endif

@@ -40,9 +40,10 @@ struct rc_http_response
   bool log_has_exit;
   uint64_t log_wall_ms, log_cpu_ms, log_mem_kb;
   uint64_t log_setup_us;
+  int log_slot; /* the slot the job ran in */
   bool log_prestarted; /* the job ran in a pre-started init */
   bool log_root_cloned; /* its root was cloned from the worker's template */
-  bool log_init_shared; /* its init ran on the worker's memory (sandbox/spawn.c) */
+  const char *log_init; /* how its init came to be (rc_job_init_kind) */
   bool log_job; /* a job endpoint: counted in runcell_jobs_total */
 };
 

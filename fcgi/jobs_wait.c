@@ -9,7 +9,10 @@
  * /run and /v1/execute answer first and clean after: the sandbox kills the
  * job's init and leaves its reap (the teardown of the job's namespaces,
  * about a millisecond) to the clean, which rc_app_after_reply runs once the
- * response is with nginx.  Meanwhile the slot is marked "cleaning", and a
+ * response is with nginx; a resident init (sandbox/spawn.c) is told then
+ * to clear its job away, and the worker cleans once it has (worker.c,
+ * wait_for_work).  The slot of the worker's resident is marked in the
+ * slot table, and its claims try that slot first.  Meanwhile the slot is marked "cleaning", and a
  * claimer that finds no free slot but one being cleaned waits for it
  * instead of answering 429: 429 still means every slot is running a job.
  * Sessions clean before answering (their next request may touch the same
@@ -35,6 +38,19 @@
 /* A clean takes at most the cgroup kill's 2 s bound (sandbox.c). */
 #define CLEANING_WAIT_MS 3000
 
+/* Where this worker's resident init is now (sandbox/spawn.c), for the
+ * claims of every worker: marked before the slot is released. */
+static void
+mark_resident (struct rc_app *app)
+{
+  int now = app->sandbox ? rc_sandbox_resident_slot (app->sandbox) : -1;
+  if (app->resident_mark >= 0 && app->resident_mark != now)
+    rc_slot_set_resident (app->resident_mark, false);
+  if (now >= 0)
+    rc_slot_set_resident (now, true);
+  app->resident_mark = now;
+}
+
 static void
 clean_and_release (struct rc_app *app, int slot)
 {
@@ -43,10 +59,14 @@ clean_and_release (struct rc_app *app, int slot)
     {
       rc_log (RC_LOG_ERROR, "slot_quarantined", "slot %d: %s", slot, rc_error_text (err));
       rc_error_free (&err);
+      mark_resident (app);
       rc_slot_quarantine (slot);
     }
   else
-    rc_slot_release (slot);
+    {
+      mark_resident (app);
+      rc_slot_release (slot);
+    }
 }
 
 static void
@@ -69,6 +89,14 @@ rc_app_after_reply (struct rc_app *app)
     rc_sandbox_prestart (app->sandbox);
 }
 
+int
+rc_app_clean_wait_fd (struct rc_app *app)
+{
+  if (!app->slot_to_clean || app->sandbox == NULL)
+    return -1;
+  return rc_sandbox_clean_wait_fd (app->sandbox, app->clean_slot);
+}
+
 static int
 claim_slot (struct rc_app *app, uint64_t wait_ms)
 {
@@ -80,14 +108,14 @@ claim_slot (struct rc_app *app, uint64_t wait_ms)
     {
       uint32_t releases = rc_slots_releases ();
       uint64_t now;
-      int slot = rc_slot_claim ();
+      int slot = rc_slot_claim (app->resident_mark);
       if (slot >= 0 || app->shutdown_requested)
         return slot;
       now = rc_now_ms ();
       if (now >= deadline && !(rc_slots_cleaning () > 0 && now < cleaning_deadline))
         /* A slot released between the claim above and the count just
          * read is free now (slots.c clears "cleaning" after "owner"). */
-        return rc_slot_claim ();
+        return rc_slot_claim (app->resident_mark);
       /* Woken by the next release (a slot being cleaned after its reply
        * is free within a millisecond or two), not by polling: a poll of
        * 200 us cost the next job up to that much, and more with the
@@ -131,9 +159,10 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
       if (ret == 0)
         {
           res->log_setup_us = result->setup_us;
+          res->log_slot = slot;
           res->log_prestarted = result->prestarted;
           res->log_root_cloned = result->root_cloned;
-          res->log_init_shared = result->init_shared;
+          res->log_init = rc_job_init_kind (result);
           for (size_t i = 0; i < result->n_steps; i++)
             {
               if (result->steps[i].outcome == RC_OUTCOME_MEMORY)

@@ -154,6 +154,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
               pids[i] = 0;
               alive--;
               reclaim_slots (sb, pid);
+              rc_slots_forget_residents (pid);
               if (drain_deadline)
                 continue;
               rc_log (RC_LOG_WARN, "worker_exited", "worker %u (pid %ld) exited with status %d",

@@ -15,6 +15,7 @@ struct slot_entry
 {
   _Atomic int owner;
   _Atomic int cleaning; /* job answered, owner verifying the slot */
+  _Atomic int resident; /* pid of the worker whose resident init is here */
   _Atomic uint64_t jobs;
 };
 
@@ -50,20 +51,59 @@ rc_slots_count (void)
   return table ? table->n : 0;
 }
 
+static bool
+claim_one (unsigned i, int me)
+{
+  int expected = RC_SLOT_FREE;
+  if (!atomic_compare_exchange_strong (&table->slots[i].owner, &expected, me))
+    return false;
+  atomic_fetch_add (&table->slots[i].jobs, 1);
+  return true;
+}
+
 int
-rc_slot_claim (void)
+rc_slot_claim (int preferred)
 {
   int me = (int) getpid ();
+  unsigned i;
+  if (preferred >= 0 && (unsigned) preferred < table->n && claim_one ((unsigned) preferred, me))
+    return preferred;
+  /* A slot without another worker's resident init first: taking one
+   * costs that worker its resident (the sandbox kills what it finds in a
+   * slot at the start of a job). */
+  for (i = 0; i < table->n; i++)
+    {
+      int r = atomic_load (&table->slots[i].resident);
+      if ((r == 0 || r == me) && claim_one (i, me))
+        return (int) i;
+    }
+  for (i = 0; i < table->n; i++)
+    if (claim_one (i, me))
+      return (int) i;
+  return -1;
+}
+
+void
+rc_slot_set_resident (int slot, bool here)
+{
+  int me = (int) getpid ();
+  if (here)
+    atomic_store (&table->slots[slot].resident, me);
+  else
+    {
+      int expected = me;
+      atomic_compare_exchange_strong (&table->slots[slot].resident, &expected, 0);
+    }
+}
+
+void
+rc_slots_forget_residents (pid_t worker)
+{
   for (unsigned i = 0; i < table->n; i++)
     {
-      int expected = RC_SLOT_FREE;
-      if (atomic_compare_exchange_strong (&table->slots[i].owner, &expected, me))
-        {
-          atomic_fetch_add (&table->slots[i].jobs, 1);
-          return (int) i;
-        }
+      int expected = (int) worker;
+      atomic_compare_exchange_strong (&table->slots[i].resident, &expected, 0);
     }
-  return -1;
 }
 
 /* Free first, then no longer cleaning: a claimer that saw the slot taken

@@ -28,8 +28,16 @@ struct rc_slot_stats
 
 int rc_slots_create (unsigned n);
 unsigned rc_slots_count (void);
-/* Claims a free slot for the calling process; -1 when all are busy. */
-int rc_slot_claim (void);
+/* Claims a free slot for the calling process; -1 when all are busy.
+ * preferred (or -1) is tried first: the slot of the worker's resident
+ * init (sandbox/spawn.c); then slots no other worker's resident holds. */
+int rc_slot_claim (int preferred);
+/* The calling worker's resident init is in slot (here) or no longer is
+ * (a mark left by another worker stays).  Only a hint for the claim: the
+ * sandbox checks the slot's cgroup itself. */
+void rc_slot_set_resident (int slot, bool here);
+/* A dead worker's marks (master). */
+void rc_slots_forget_residents (pid_t worker);
 void rc_slot_release (int slot);
 /* Sleeping until a slot is released: read the count before trying to
  * claim, and after a failed claim wait with it; the wait returns at once

@@ -996,6 +996,84 @@ rc_cgroup_slot_is_empty (struct rc_cgroup_slot *slot, bool *empty, rc_err_t *err
   return rc_cg_procs_empty (slot->dirs, slot->n_procs, empty, err);
 }
 
+/* Whether pid is a namespace init between jobs: root, pid 1 of a pid
+ * namespace of its own, without a child.  No job process can look so: a
+ * job runs as its slot's uid, never root, and cannot make a pid
+ * namespace (no capability, and seccomp refuses user namespaces). */
+static bool
+is_idle_init (pid_t pid)
+{
+  char path[64], buf[2048], *uid, *nspid, *end;
+  ssize_t k;
+  int fd;
+
+  snprintf (path, sizeof path, "/proc/%ld/status", (long)pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  k = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (k <= 0)
+    return false;
+  buf[k] = '\0';
+  uid = strstr (buf, "\nUid:\t");
+  nspid = strstr (buf, "\nNSpid:\t");
+  if (uid == NULL || nspid == NULL || strtol (uid + 6, NULL, 10) != 0)
+    return false;
+  end = strchr (nspid + 1, '\n');
+  if (end)
+    *end = '\0';
+  /* Two pids at least (the host's, then the namespace's), the last 1. */
+  end = strrchr (nspid, '\t');
+  if (end == NULL || end == nspid + 7 || strcmp (end, "\t1") != 0)
+    return false;
+  snprintf (path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  k = read (fd, buf, sizeof buf);
+  close (fd);
+  return k == 0;
+}
+
+int
+rc_cgroup_slot_holds_only_inits (struct rc_cgroup_slot *slot, pid_t known, bool *only,
+                                 rc_err_t *err)
+{
+  char want[24], buf[64];
+  bool others = false;
+
+  snprintf (want, sizeof want, "%ld\n", (long)known);
+  *only = true;
+  for (size_t i = 0; i < slot->n_procs; i++)
+    {
+      cleanup_close int fd = -1;
+      if (slot->dirs[i] < 0)
+        continue;
+      fd = open_procs (slot->dirs[i], err);
+      /* The common case, a slot holding its worker's own resident init
+       * (or nothing), is decided from these few bytes. */
+      if (fd < 0 || rc_cg_read_fd (fd, buf, sizeof (buf), "cgroup.procs", err) < 0)
+        return -1;
+      if (buf[0] != '\0' && (known <= 0 || strcmp (buf, want) != 0))
+        others = true;
+    }
+  if (others)
+    {
+      struct pid_list now = { 0 };
+      if (collect_pids (slot->dirs, slot->n_procs, &now, err) < 0)
+        {
+          free (now.pids);
+          return -1;
+        }
+      for (size_t i = 0; i < now.n && *only; i++)
+        if (now.pids[i] != known && !is_idle_init (now.pids[i]))
+          *only = false;
+      free (now.pids);
+    }
+  return 0;
+}
+
 const char *
 rc_cgroup_slot_path (const struct rc_cgroup_slot *slot)
 {

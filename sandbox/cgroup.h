@@ -92,6 +92,11 @@ int rc_cgroup_slot_memory_sample (struct rc_cgroup_slot *slot, struct rc_memory_
 int rc_cgroup_slot_kill_all (struct rc_cgroup_slot *slot, unsigned timeout_ms, rc_err_t *err);
 /* True when no process is left in the slot. */
 int rc_cgroup_slot_is_empty (struct rc_cgroup_slot *slot, bool *empty, rc_err_t *err);
+/* True when the slot holds nothing but namespace inits between jobs: the
+ * process known (a resident init of the caller's, or 0) and any idle
+ * init of another worker's (spawn.c, "The resident init"). */
+int rc_cgroup_slot_holds_only_inits (struct rc_cgroup_slot *slot, pid_t known, bool *only,
+                                     rc_err_t *err);
 /* Path of the slot in the hierarchy that a sandbox mounts at /sys/fs/cgroup
  * (v2 unified path; v1 the memory hierarchy path). */
 const char *rc_cgroup_slot_path (const struct rc_cgroup_slot *slot);

@@ -343,12 +343,11 @@ mount_host_paths (const struct rc_job_spec *spec, const char **step)
   return 0;
 }
 
-static int
-mount_tmp (const struct rc_job_spec *spec, const char **step)
+void
+rc_mounts_tmp_options (const struct rc_job_spec *spec, char opts[RC_TMP_OPTS_MAX])
 {
   uint64_t bytes = spec->tmp_bytes ? spec->tmp_bytes : DEFAULT_TMP_BYTES;
   uint64_t inodes = spec->tmp_inodes;
-  char opts[128];
   if (inodes == 0)
     {
       /* One inode per 16 KiB of space, within sane bounds: enough for
@@ -360,23 +359,43 @@ mount_tmp (const struct rc_job_spec *spec, const char **step)
       if (inodes > 1048576)
         inodes = 1048576;
     }
-  snprintf (opts, sizeof opts, "size=%llu,nr_inodes=%llu,mode=1777", (unsigned long long)bytes,
-            (unsigned long long)inodes);
-  if (mount ("tmpfs", NR "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+  snprintf (opts, RC_TMP_OPTS_MAX, "size=%llu,nr_inodes=%llu,mode=1777",
+            (unsigned long long)bytes, (unsigned long long)inodes);
+}
+
+/* The job's /tmp below root: NR while the root is built, "" in a resident
+ * init, which is in its root already (spawn.c, "The resident init"). */
+static int
+mount_tmp_with (const char *opts, const char *root, const char **step)
+{
+  char tmp[64], runner[64], shm[64];
+  snprintf (tmp, sizeof tmp, "%s/tmp", root);
+  snprintf (runner, sizeof runner, "%s" RUNNER_DIR, root);
+  snprintf (shm, sizeof shm, "%s" SHM_DIR, root);
+  if (mount ("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
     FAIL ("tmpfs /tmp");
-  if (mkdir (NR RUNNER_DIR, 0700) < 0)
+  if (mkdir (runner, 0700) < 0)
     FAIL ("mkdir /tmp/.runner");
   /* /dev/shm links here: POSIX shared memory comes out of /tmp's budget. */
-  if (mkdir (NR SHM_DIR, 01777) < 0 || chmod (NR SHM_DIR, 01777) < 0)
+  if (mkdir (shm, 01777) < 0 || chmod (shm, 01777) < 0)
     FAIL ("mkdir /tmp/.shm");
   return 0;
 }
 
 static int
-mount_workspace (const struct rc_mount_plan *plan, const int lower_fds[2], const char **step)
+mount_tmp (const struct rc_job_spec *spec, const char *root, const char **step)
+{
+  char opts[RC_TMP_OPTS_MAX];
+  rc_mounts_tmp_options (spec, opts);
+  return mount_tmp_with (opts, root, step);
+}
+
+static int
+mount_workspace (const struct rc_mount_plan *plan, const int lower_fds[2], const char *root,
+                 const char **step)
 {
   const struct rc_job_spec *spec = plan->spec;
-  char opts[PATH_MAX * 3];
+  char opts[PATH_MAX * 3], upper[64], work[64], target[64];
   int fd;
 
   if (spec->workspace == RC_WORKSPACE_BIND)
@@ -425,9 +444,12 @@ mount_workspace (const struct rc_mount_plan *plan, const int lower_fds[2], const
       return 0;
     }
 
-  if (mkdir (NR RUNNER_DIR "/upper", 0777) < 0 || mkdir (NR RUNNER_DIR "/work", 0700) < 0)
+  snprintf (upper, sizeof upper, "%s" RUNNER_DIR "/upper", root);
+  snprintf (work, sizeof work, "%s" RUNNER_DIR "/work", root);
+  snprintf (target, sizeof target, "%s/sandbox", root);
+  if (mkdir (upper, 0777) < 0 || mkdir (work, 0700) < 0)
     FAIL ("mkdir overlay dirs");
-  fd = open (NR RUNNER_DIR "/upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  fd = open (upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     FAIL ("open overlay upper");
   /* Fresh tmpfs nobody else has touched: root may write here safely. */
@@ -445,20 +467,17 @@ mount_workspace (const struct rc_mount_plan *plan, const int lower_fds[2], const
    * opened first (a template may live anywhere on the host). */
   if (lower_fds[1] >= 0)
     snprintf (opts, sizeof opts,
-              "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d,upperdir=" NR RUNNER_DIR
-              "/upper,workdir=" NR RUNNER_DIR "/work",
-              lower_fds[0], lower_fds[1]);
+              "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d,upperdir=%s,workdir=%s", lower_fds[0],
+              lower_fds[1], upper, work);
   else
-    snprintf (opts, sizeof opts,
-              "lowerdir=/proc/self/fd/%d,upperdir=" NR RUNNER_DIR "/upper,workdir=" NR RUNNER_DIR
-              "/work",
-              lower_fds[0]);
+    snprintf (opts, sizeof opts, "lowerdir=/proc/self/fd/%d,upperdir=%s,workdir=%s", lower_fds[0],
+              upper, work);
   /* mount(2) directly, not libmount: every job pays this one, and a
    * libmount context costs the init about 0.3 ms of CPU in allocations
    * (copy-on-write faults after the clone) and probes (docs/sandbox.md,
    * Performance); the options are ours and fixed-format, nothing to parse.
    * nosuid,nodev are mount flags, not overlayfs options. */
-  if (mount ("overlay", NR "/sandbox", "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+  if (mount ("overlay", target, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
     FAIL ("overlay /sandbox");
   return 0;
 }
@@ -720,11 +739,41 @@ rc_mounts_build_base (int root_fd, uid_t first_uid, unsigned n_uids, const char 
   return 0;
 }
 
+/* Overlayfs takes a lower only from a mount of the caller's namespace:
+ * once the old root is detached, the host's skeleton and template are no
+ * longer that.  So a resident init binds them into its own root, where
+ * the job's sysfs covers them, and replaces the fds with ones on those
+ * binds, which stay usable after the pivot. */
+static int
+keep_lowers_in_root (int lower_fds[2])
+{
+  for (int i = 0; i < 2; i++)
+    {
+      char src[32], target[64];
+      int fd;
+      if (lower_fds[i] < 0)
+        continue;
+      snprintf (src, sizeof src, "/proc/self/fd/%d", lower_fds[i]);
+      snprintf (target, sizeof target, NR RC_ROOT_LOWERS_DIR "/%d", i);
+      if (mount (src, target, NULL, MS_BIND, NULL) < 0 || make_readonly (target, false) < 0)
+        return -1;
+      fd = open (target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0)
+        return -1;
+      close (lower_fds[i]);
+      lower_fds[i] = fd;
+    }
+  return 0;
+}
+
 /* The job's half: host paths, workspace, caches, /sys (after the init
  * joined the slot's network and cgroup namespaces), then the pivot.  A
- * cloned root is read-only already; a built one is sealed here. */
+ * cloned root is read-only already; a built one is sealed here.  With
+ * keep_lowers the workspace's lowers stay open there for the next jobs of
+ * a resident init (rc_mounts_job_again); otherwise they are closed. */
 int
-rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, const char **step)
+rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, int keep_lowers[2],
+                     const char **step)
 {
   int lower_fds[2] = { -1, -1 };
 
@@ -740,17 +789,27 @@ rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, const c
             FAIL ("open template");
         }
     }
+  if (keep_lowers && keep_lowers_in_root (lower_fds) < 0)
+    FAIL ("bind workspace lowers");
   if (mount_host_paths (plan->spec, step) < 0)
     return -1;
-  if (mount_tmp (plan->spec, step) < 0)
+  if (mount_tmp (plan->spec, NR, step) < 0)
     return -1;
-  if (mount_workspace (plan, lower_fds, step) < 0)
+  if (mount_workspace (plan, lower_fds, NR, step) < 0)
     return -1;
-  /* The overlay holds its own references to the lowers. */
-  if (lower_fds[0] >= 0)
-    close (lower_fds[0]);
-  if (lower_fds[1] >= 0)
-    close (lower_fds[1]);
+  if (keep_lowers)
+    {
+      keep_lowers[0] = lower_fds[0];
+      keep_lowers[1] = lower_fds[1];
+    }
+  else
+    {
+      /* The overlay holds its own references to the lowers. */
+      if (lower_fds[0] >= 0)
+        close (lower_fds[0]);
+      if (lower_fds[1] >= 0)
+        close (lower_fds[1]);
+    }
   if (mount_caches (plan->spec, step) < 0)
     return -1;
   if (mount_cgroup (plan, step) < 0)
@@ -760,12 +819,49 @@ rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, const c
   return enter_root (step);
 }
 
+/* A resident init's next job, inside the root it entered for its first
+ * one: everything that job left is gone (rc_mounts_job_clear), the rest
+ * of the view is the same by construction (spawn.c only hands it a job
+ * with the same template, host paths and slot).  Its /tmp was mounted
+ * ahead, fresh, with the options of the job before (ahead_opts): mounted
+ * again when this job's differ.  Then a fresh workspace on the lowers
+ * kept open since the first job. */
+int
+rc_mounts_job_again (const struct rc_mount_plan *plan, const int lower_fds[2],
+                     const char *ahead_opts, const char **step)
+{
+  char opts[RC_TMP_OPTS_MAX];
+  rc_mounts_tmp_options (plan->spec, opts);
+  if (strcmp (opts, ahead_opts) != 0)
+    {
+      if (umount2 ("/tmp", 0) < 0)
+        FAIL ("unmount /tmp");
+      if (mount_tmp_with (opts, "", step) < 0)
+        return -1;
+    }
+  return mount_workspace (plan, lower_fds, "", step);
+}
+
+/* Unmounts the job's workspace and /tmp, workspace first (its upper is
+ * in /tmp), then mounts the next job's /tmp with opts.  Called once no
+ * process of the job is left, so nothing is busy; each superblock goes
+ * with its mount. */
+int
+rc_mounts_job_clear (const char *opts, const char **step)
+{
+  if (umount2 ("/sandbox", 0) < 0)
+    FAIL ("unmount /sandbox");
+  if (umount2 ("/tmp", 0) < 0)
+    FAIL ("unmount /tmp");
+  return mount_tmp_with (opts, "", step);
+}
+
 int
 rc_mounts_build (const struct rc_mount_plan *plan, const char **step)
 {
   if (rc_mounts_build_base (plan->root_fd, plan->first_uid, plan->n_uids, step) < 0)
     return -1;
-  return rc_mounts_build_job (plan, plan->root_fd >= 0, step);
+  return rc_mounts_build_job (plan, plan->root_fd >= 0, NULL, step);
 }
 
 int

@@ -273,7 +273,10 @@ rc_root_populate (const struct rc_root_builder *b, uid_t first_uid, unsigned n_u
   if (mkdirat (b->rootfd, RC_ROOT_MASK_DIR + 1, 0755) < 0
       || mkdirat (b->rootfd, RC_ROOT_CGROUP_V1_DIR + 1, 0755) < 0
       || mkdirat (b->rootfd, RC_ROOT_CGROUP_V1_DIR "/memory" + 1, 0755) < 0
-      || mkdirat (b->rootfd, RC_ROOT_CGROUP_V1_DIR "/pids" + 1, 0755) < 0)
+      || mkdirat (b->rootfd, RC_ROOT_CGROUP_V1_DIR "/pids" + 1, 0755) < 0
+      || mkdirat (b->rootfd, RC_ROOT_LOWERS_DIR + 1, 0700) < 0
+      || mkdirat (b->rootfd, RC_ROOT_LOWERS_DIR "/0" + 1, 0700) < 0
+      || mkdirat (b->rootfd, RC_ROOT_LOWERS_DIR "/1" + 1, 0700) < 0)
     {
       *step = "mkdir /sys";
       return -1;

@@ -34,6 +34,14 @@
  *                       user code ran; the worker returns it as the error)
  *     The init exits when the socket reaches EOF; its death makes the kernel
  *     kill everything left in the pid namespace.
+ *     A resident init (spawn.c, "The resident init"; a forked init kept
+ *     for the worker's next job of the same slot and language) also takes
+ *       worker -> init  GO_JOB (the job, from the shared arena, with its
+ *                       pipe ends), END (the job is over)
+ *       init -> worker  CLEAN: it killed and reaped every other process
+ *                       of its pid namespace and unmounted the job's /tmp
+ *                       and workspace; the next job gets fresh ones and a
+ *                       new IPC namespace in the same init.
  *   - error pipe (CLOEXEC, init <- user child, one per step): the child
  *     writes "sandbox: <step> errno=N" if privilege drop, rlimits, stdio or
  *     seccomp fail; EOF means execve succeeded.
@@ -48,8 +56,10 @@
  * output under the caps, runs the wall, idle and CPU clocks (CPU from the
  * slot cgroup) and, when one fires, SIGKILLs the init (tearing down the pid
  * namespace) and kills the slot cgroup.  After the job the init is killed
- * and reaped, and rc_sandbox_slot_clean verifies the cgroup is empty and no
- * process of the slot uid is left before the slot is used again.  The host
+ * and reaped (or a resident init clears the job away), and
+ * rc_sandbox_slot_clean verifies the cgroup is empty (but for a resident
+ * init) and no process of the slot uid is left before the slot is used
+ * again.  The host
  * mount table never changes: every mount lived in the job's namespace.
  *
  * Host setup (master, once): the cgroup subtree and slots (cgroup.c), the
@@ -349,6 +359,20 @@ rc_sandbox_set_prestart (struct rc_sandbox *sb, enum rc_prestart how)
     rc_sandbox_warm_stop (sb);
 }
 
+void
+rc_sandbox_set_resident (struct rc_sandbox *sb, bool on)
+{
+  sb->resident_on = on && sb->mode == RC_SANDBOX_ISOLATED && sb->cfg->resident_init;
+  if (!sb->resident_on && sb->warm_resident)
+    rc_sandbox_warm_stop (sb);
+}
+
+int
+rc_sandbox_resident_slot (const struct rc_sandbox *sb)
+{
+  return sb->warm_pid > 0 && sb->warm_resident ? sb->warm_slot : -1;
+}
+
 enum rc_sandbox_mode
 rc_sandbox_mode_of (const struct rc_sandbox *sb)
 {
@@ -499,6 +523,7 @@ rc_sandbox_slot_clean (struct rc_sandbox *sb, int slot, rc_err_t *err)
 {
   struct rc_cgroup_slot *cg;
   bool empty = false, scan;
+  pid_t resident;
   uid_t uid;
   int n;
 
@@ -507,8 +532,14 @@ rc_sandbox_slot_clean (struct rc_sandbox *sb, int slot, rc_err_t *err)
   if (rc_sandbox_get_slot (sb, slot, &cg, err) < 0)
     return -1;
   rc_sandbox_reap_dying (sb, slot);
-  if (rc_cgroup_slot_is_empty (cg, &empty, err) < 0)
+  /* Resident inits stay in their slots between jobs (spawn.c): once this
+   * worker's has cleared its job away, the slot must hold nothing but
+   * idle inits, it and perhaps another worker's. */
+  resident = rc_sandbox_resident_settle (sb, slot);
+  if (rc_cgroup_slot_holds_only_inits (cg, resident, &empty, err) < 0)
     return rc_error_wrap (err, "slot %d", slot);
+  if (!empty && resident > 0)
+    rc_sandbox_warm_stop (sb); /* the cgroup kill below takes it too */
   /* The uid check runs when this handle first sees the slot (another
    * process may have held it) and whenever something was left behind.
    * Otherwise the empty cgroup is the proof: a job's processes cannot

@@ -64,6 +64,18 @@ enum rc_prestart
 void rc_sandbox_set_prestart (struct rc_sandbox *sb, enum rc_prestart how);
 /* Starts the next job's init now, unless one is waiting already. */
 void rc_sandbox_prestart (struct rc_sandbox *sb);
+/* Resident inits (spawn.c): a caller that runs many jobs keeps each
+ * slot's namespace init from one job to the next of the same language
+ * (cfg->resident_init can veto it).  Off by default: a one-job caller
+ * gains nothing from it. */
+void rc_sandbox_set_resident (struct rc_sandbox *sb, bool on);
+/* The slot of this process's resident init, or -1. */
+int rc_sandbox_resident_slot (const struct rc_sandbox *sb);
+/* Once the job on slot is answered: when that slot's resident init is to
+ * clear the job away, tells it to start and returns an fd that turns
+ * readable when it is done (or died), so that rc_sandbox_slot_clean will
+ * not wait; -1 otherwise. */
+int rc_sandbox_clean_wait_fd (struct rc_sandbox *sb, int slot);
 
 /* Runs every step of the job.  Returns 0 when the job ran (whatever the
  * user program did: verdicts are in res), < 0 on a sandbox failure: user

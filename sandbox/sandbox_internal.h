@@ -51,6 +51,15 @@ struct rc_sandbox
   pid_t warm_pid;        /* 0: none */
   int warm_ctl;          /* worker end of its control socket */
   bool warm_root_cloned; /* it got a clone of the root template */
+  /* Resident inits (spawn.c, "The resident init"): when on, the warm init
+   * is kept after a job that ended cleanly and serves the next job of the
+   * same slot, template and host paths. */
+  bool resident_on;
+  bool warm_resident;    /* the warm init has served a job: it is in its root */
+  bool warm_cleaning;    /* its job ended, its CLEAN not yet read */
+  bool warm_end_pending; /* ... and END is not sent yet (resident_end) */
+  int warm_slot;         /* the slot it joined (warm_resident) */
+  char *warm_key;        /* what its view was built for (resident_key) */
   struct rc_job_arena *arena;
   int *netns;                  /* per slot: fd of its pre-made network namespace */
   struct rc_skel_entry *skels; /* template dir -> skeleton dir cache */
@@ -81,6 +90,10 @@ int rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec,
 
 /* Kills and reaps the pre-started init, if any. */
 void rc_sandbox_warm_stop (struct rc_sandbox *sb);
+/* The slot's resident init, once it has cleared its last job away (it is
+ * stopped when it cannot): its pid, which the slot's cgroup may hold; 0
+ * when the slot has none. */
+pid_t rc_sandbox_resident_settle (struct rc_sandbox *sb, int slot);
 /* Unmaps the slots' init areas (after every init is reaped). */
 void rc_sandbox_init_areas_free (struct rc_sandbox *sb);
 
@@ -109,7 +122,18 @@ int rc_mounts_build (const struct rc_mount_plan *plan, const char **step);
  * closes it); the job half needs the slot's namespaces joined first, and
  * ends with the pivot into the job's own root. */
 int rc_mounts_build_base (int root_fd, uid_t first_uid, unsigned n_uids, const char **step);
-int rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, const char **step);
+int rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, int keep_lowers[2],
+                         const char **step);
+/* A resident init (spawn.c): the removal of a job's /tmp and workspace
+ * once its processes are gone, with the next job's /tmp mounted ahead
+ * (opts: rc_mounts_tmp_options of the job before); and the next job's
+ * workspace in the root it already entered, on the lowers kept open by
+ * the first job's rc_mounts_build_job. */
+#define RC_TMP_OPTS_MAX 96
+void rc_mounts_tmp_options (const struct rc_job_spec *spec, char opts[RC_TMP_OPTS_MAX]);
+int rc_mounts_job_clear (const char *opts, const char **step);
+int rc_mounts_job_again (const struct rc_mount_plan *plan, const int lower_fds[2],
+                         const char *ahead_opts, const char **step);
 
 /* root_template.c: what the job's root holds, and the worker's template
  * of it.  A builder adds to the root below rootfd; bind attaches host path
@@ -122,6 +146,10 @@ int rc_mounts_build_job (const struct rc_mount_plan *plan, bool root_cloned, con
 #define RC_ROOT_MASK_FILE "/sys/.empty"
 #define RC_ROOT_MASK_DIR "/sys/.empty.d"
 #define RC_ROOT_CGROUP_V1_DIR "/sys/.cgroup-v1"
+/* Mount points "0" and "1" of a resident init's workspace lowers (the
+ * skeleton and the template), covered by the job's sysfs like the rest
+ * (spawn.c, "The resident init"). */
+#define RC_ROOT_LOWERS_DIR "/sys/.lowers"
 struct rc_root_builder
 {
   int rootfd;

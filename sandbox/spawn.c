@@ -33,6 +33,9 @@
 #include <unistd.h>
 
 #define RC_SETUP_TIMEOUT_MS 10000
+/* A resident init clears a job in well under a millisecond; one that takes
+ * longer than this (a process stuck in the kernel) is killed instead. */
+#define RC_RESIDENT_CLEAN_MS 2000
 /* Inputs bigger than this take the cold path (virtual size; only what a
  * job writes is backed). */
 #define RC_JOB_ARENA_BYTES (64u << 20)
@@ -43,11 +46,13 @@ enum rc_ctl_type
   RC_CTL_GO = 2,     /* run step .step */
   RC_CTL_GO_JOB = 3, /* to a pre-started init: the job is in the arena, its
                       * slot is .step, its pipe ends ride along (SCM_RIGHTS) */
+  RC_CTL_END = 4,    /* to a resident init: the job is over, clear it away */
   /* init -> worker */
   RC_CTL_READY = 10, /* mount view built */
   RC_CTL_FAIL,       /* setup failed: text is "sandbox: <step> errno=N" */
   RC_CTL_STARTED,    /* step .step exec'd */
   RC_CTL_EXITED,     /* step .step ended: value is the wait status */
+  RC_CTL_CLEAN,      /* resident: the job's processes and mounts are gone */
 };
 
 struct rc_ctl
@@ -77,6 +82,13 @@ struct rc_job
   uint64_t t0, started_us;
   unsigned cur_step;
   bool init_dead;
+  /* The init is a resident one ("The resident init", below): reused, it
+   * served an earlier job; keep, the job ended cleanly and the init goes
+   * back to the sandbox for the next one; key, what its view holds. */
+  bool resident, reused, keep;
+  bool intruder; /* the slot held another process's resident (slot_take_over) */
+  bool batch;    /* the init is a SCHED_BATCH task: its children are not */
+  char *key;
   /* Set when init_pid is the shim of an init on the worker's memory
    * (below): the init's own pid is in the area once it is cloned. */
   struct rc_init_area *shim_area;
@@ -180,6 +192,14 @@ static void __attribute__ ((noreturn)) user_child (struct rc_job *job, unsigned 
     rc_child_fail (errfd, "stdio", errno);
   if (rc_child_set_rlimits (&st->limits) < 0)
     rc_child_fail (errfd, "rlimits", errno);
+  /* A resident init is a batch task (warm_init_main); the job runs under
+   * the normal policy, as it would in any other init. */
+  if (job->batch)
+    {
+      struct sched_param normal = { 0 };
+      if (sched_setscheduler (0, SCHED_OTHER, &normal) < 0)
+        rc_child_fail (errfd, "sched_setscheduler", errno);
+    }
   if (rc_child_lock_caps (job->sb->cap_last) < 0)
     rc_child_fail (errfd, "capability bounding set", errno);
   /* setgroups first: root's supplementary groups (disk, adm) must not
@@ -303,8 +323,10 @@ init_join_slot (struct rc_job *job, bool need_attach)
     init_fail (job, "unshare cgroup namespace", errno);
 }
 
-/* The view is built: say so, then run each step the worker releases. */
-static void __attribute__ ((noreturn)) init_serve (struct rc_job *job)
+/* The view is built: say so, then run each step the worker releases.
+ * Returns only in a resident init, when the worker ends the job. */
+static void
+init_serve (struct rc_job *job, bool resident)
 {
   const struct rc_job_spec *spec = job->spec;
   struct rc_ctl m;
@@ -327,6 +349,8 @@ static void __attribute__ ((noreturn)) init_serve (struct rc_job *job)
       r = ctl_recv (job->ctl_i, &m);
       if (r <= 0)
         _exit (0); /* the worker is done with us: the kernel kills the rest */
+      if (resident && m.type == RC_CTL_END)
+        return;
       if (m.type != RC_CTL_GO || m.step >= spec->n_steps)
         _exit (127);
       job->cur_step = m.step;
@@ -389,7 +413,8 @@ static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_
   init_join_slot (job, need_attach);
   if (rc_mounts_build (&job->plan, &step) < 0)
     init_fail (job, step, errno);
-  init_serve (job);
+  init_serve (job, false);
+  _exit (127);
 }
 
 /* ---- the pre-started init ------------------------------------------------
@@ -405,8 +430,10 @@ static void __attribute__ ((noreturn)) init_main (struct rc_job *job, bool need_
  * and its pipe ends; the init then joins the slot's network namespace and
  * cgroup, builds the job's half of the view and goes on exactly as a cold
  * init.  It has run nothing of anyone before
- * that message, and it serves one job only.  Sessions (a host directory
- * as workspace) always take the cold path.
+ * that message, and it serves that job only, unless the sandbox keeps it
+ * as a resident init (below) for the next job of the same slot and
+ * language.  Sessions (a host directory as workspace) always take the
+ * cold path.
  */
 
 static int
@@ -454,9 +481,81 @@ warm_close_others (struct rc_sandbox *sb, int ctl, int root_fd)
   free (keep);
 }
 
-static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, int ctl, int root_fd)
+/* ---- the resident init ------------------------------------------------------
+ *
+ * A caller that runs many jobs (a worker, `runcell exec --repeat`) keeps a
+ * slot's namespace init from one job to the next (rc_sandbox_set_resident,
+ * RUN_RESIDENT_INIT).  It is a pre-started init (above) that, once its job
+ * ended cleanly, is not killed: the worker sends END, the init clears the
+ * job away and answers CLEAN, and the next job of the same slot, template
+ * and host paths is handed to it with GO_JOB as to any pre-started init.
+ * What a job costs then is its own part of the view (a /tmp, a workspace
+ * overlay, an IPC namespace) and its processes; the namespaces' creation
+ * and teardown, /proc with its masks, /sys, the cgroup view, the root
+ * attach and the pivot are paid once per resident, not per job.
+ *
+ * What one job could leave for the next, and why nothing is left:
+ * - processes: the init is pid 1 of the job's pid namespace; its
+ *   kill(-1, SIGKILL) reaches every other process there, and a fork that
+ *   races it either finished first (its child is signalled too) or fails
+ *   on the parent's pending SIGKILL.  The init then reaps until ECHILD:
+ *   orphans of the namespace are its children, so nothing is left.  Only
+ *   then does it answer CLEAN, and the worker checks the slot's cgroup
+ *   holds the init alone before the slot is used again.
+ * - files: /tmp and the workspace overlay are unmounted (their tmpfs goes
+ *   with them); everything else of the view is read-only or the job's own
+ *   namespace (/proc, /sys), and the job has no capability to mount.
+ * - SysV IPC and POSIX queues: every job after the first gets a new IPC
+ *   namespace (unshare), the one of the job before goes with it.
+ * - the host name, the cgroup namespace, the network namespace (the slot's
+ *   own, shared by all its jobs in any case): not writable without a
+ *   capability.
+ * A job whose clock fired, whose init died or whose sandbox failed kills
+ * its init as a cold job does; the next job gets a fresh one.  Sessions
+ * (a host directory as workspace) and languages with cache overlays never
+ * get a resident.
+ */
+
+/* Ends the job in a resident init: every process of the namespace killed
+ * and reaped, its pipe ends closed, /tmp and the workspace unmounted.
+ * What the next job needs whatever it is, a new IPC namespace and a fresh
+ * /tmp (mounted with tmp_opts, this job's options), is made now, before
+ * CLEAN, off the next job's path. */
+static void
+resident_clear (struct rc_job *job, const char *tmp_opts)
 {
-  struct rc_job job = { .sb = sb, .ctl_w = -1, .ctl_i = ctl, .init_pid = -1 };
+  const char *step = NULL;
+  size_t i;
+  long r;
+
+  (void)kill (-1, SIGKILL);
+  for (;;)
+    {
+      r = rc_raw_syscall4 (SYS_wait4, -1, 0, __WALL, 0);
+      if (r == -ECHILD)
+        break;
+      if (r < 0 && r != -EINTR)
+        _exit (127);
+    }
+  for (i = 0; i < RC_SANDBOX_MAX_STEPS; i++)
+    {
+      close_fd (&job->fds[i].in_r);
+      close_fd (&job->fds[i].out_w);
+      close_fd (&job->fds[i].err_w);
+    }
+  if (unshare (CLONE_NEWIPC) < 0)
+    init_fail (job, "unshare ipc namespace", errno);
+  if (rc_mounts_job_clear (tmp_opts, &step) < 0)
+    init_fail (job, step, errno);
+  if (ctl_send (job->ctl_i, RC_CTL_CLEAN, 0, 0, NULL) < 0)
+    _exit (0);
+}
+
+/* Takes a GO_JOB: the job from the arena, its pipe ends from the message.
+ * Returns the slot the worker named; exits when the worker is gone. */
+static unsigned
+warm_receive (struct rc_sandbox *sb, struct rc_job *job)
+{
   int fds[RC_SANDBOX_MAX_STEPS * 3];
   char cbuf[CMSG_SPACE (sizeof fds)];
   struct rc_ctl m;
@@ -464,19 +563,12 @@ static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, in
   struct msghdr mh
       = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
   const struct rc_mount_plan *plan;
-  const char *step = NULL;
   struct cmsghdr *c;
   size_t n = 0, i, used = 0;
   ssize_t k;
 
-  memset (job.fds, 0xff, sizeof job.fds);
-  warm_close_others (sb, ctl, root_fd);
-  init_common (&job);
-  if (rc_mounts_build_base (root_fd, rc_slot_uid (sb->cfg, 0), sb->n_slots, &step) < 0)
-    init_fail (&job, step, errno);
-
   do
-    k = recvmsg (ctl, &mh, MSG_CMSG_CLOEXEC);
+    k = recvmsg (job->ctl_i, &mh, MSG_CMSG_CLOEXEC);
   while (k < 0 && errno == EINTR);
   if (k == 0)
     _exit (0); /* the worker is gone or closed us: nobody needs us */
@@ -489,27 +581,70 @@ static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, in
         memcpy (fds, CMSG_DATA (c), n * sizeof (int));
       }
   plan = rc_job_arena_plan (sb->arena);
-  job.plan = *plan;
-  job.spec = plan->spec;
-  if (m.step >= sb->n_slots || (int)m.step != job.spec->slot || sb->slots[m.step] == NULL)
-    init_fail (&job, "pre-started init: slot", EINVAL);
-  job.slot = sb->slots[m.step];
+  job->plan = *plan;
+  job->spec = plan->spec;
+  job->cur_step = 0;
+  memset (job->fds, 0xff, sizeof job->fds);
+  if (m.step >= sb->n_slots || (int)m.step != job->spec->slot || sb->slots[m.step] == NULL)
+    init_fail (job, "pre-started init: slot", EINVAL);
   /* The fds come in step order: stdin's read end if the step has stdin,
    * then stdout's and stderr's write ends. */
-  for (i = 0; i < job.spec->n_steps; i++)
+  for (i = 0; i < job->spec->n_steps; i++)
     {
-      if (job.spec->steps[i].stdin_data)
-        job.fds[i].in_r = used < n ? fds[used++] : -1;
-      job.fds[i].out_w = used < n ? fds[used++] : -1;
-      job.fds[i].err_w = used < n ? fds[used++] : -1;
-      if (job.fds[i].out_w < 0 || job.fds[i].err_w < 0
-          || (job.spec->steps[i].stdin_data && job.fds[i].in_r < 0))
-        init_fail (&job, "pre-started init: pipes", EPROTO);
+      if (job->spec->steps[i].stdin_data)
+        job->fds[i].in_r = used < n ? fds[used++] : -1;
+      job->fds[i].out_w = used < n ? fds[used++] : -1;
+      job->fds[i].err_w = used < n ? fds[used++] : -1;
+      if (job->fds[i].out_w < 0 || job->fds[i].err_w < 0
+          || (job->spec->steps[i].stdin_data && job->fds[i].in_r < 0))
+        init_fail (job, "pre-started init: pipes", EPROTO);
     }
-  init_join_slot (&job, true);
-  if (rc_mounts_build_job (&job.plan, root_fd >= 0, &step) < 0)
+  return m.step;
+}
+
+static void __attribute__ ((noreturn)) warm_init_main (struct rc_sandbox *sb, int ctl, int root_fd)
+{
+  struct rc_job job = { .sb = sb, .ctl_w = -1, .ctl_i = ctl, .init_pid = -1 };
+  int lowers[2] = { -1, -1 };
+  char tmp_opts[RC_TMP_OPTS_MAX];
+  const char *step = NULL;
+  bool root_cloned = root_fd >= 0;
+  unsigned slot, first_slot = 0;
+
+  memset (job.fds, 0xff, sizeof job.fds);
+  warm_close_others (sb, ctl, root_fd);
+  init_common (&job);
+  {
+    /* It works between the worker's answer and its next wait for a
+     * connection (the END of a job): as a batch task it does not preempt
+     * the worker on its wake-up, so the worker reaches that wait first and
+     * stays first in line (fcgi/worker.c).  The user child goes back to
+     * the normal policy (user_child). */
+    struct sched_param none = { 0 };
+    job.batch = sched_setscheduler (0, SCHED_BATCH, &none) == 0;
+  }
+  if (rc_mounts_build_base (root_fd, rc_slot_uid (sb->cfg, 0), sb->n_slots, &step) < 0)
     init_fail (&job, step, errno);
-  init_serve (&job);
+
+  slot = first_slot = warm_receive (sb, &job);
+  job.slot = sb->slots[slot];
+  init_join_slot (&job, true);
+  if (rc_mounts_build_job (&job.plan, root_cloned, lowers, &step) < 0)
+    init_fail (&job, step, errno);
+  for (;;)
+    {
+      /* Before the job can end: its spec lives in the worker's arena. */
+      rc_mounts_tmp_options (job.spec, tmp_opts);
+      init_serve (&job, true);
+      resident_clear (&job, tmp_opts);
+      /* The worker hands a resident only a job of its slot, template and
+       * host paths (warm_take); the slot is checked here too. */
+      slot = warm_receive (sb, &job);
+      if (slot != first_slot)
+        init_fail (&job, "resident init: slot", EINVAL);
+      if (rc_mounts_job_again (&job.plan, lowers, tmp_opts, &step) < 0)
+        init_fail (&job, step, errno);
+    }
 }
 
 /* Starts the worker's next init ahead of its job.  Best effort: on any
@@ -585,10 +720,140 @@ rc_sandbox_warm_stop (struct rc_sandbox *sb)
   if (sb->warm_ctl >= 0)
     close (sb->warm_ctl);
   sb->warm_ctl = -1;
+  sb->warm_resident = false;
+  sb->warm_cleaning = false;
+  sb->warm_end_pending = false;
+  free (sb->warm_key);
+  sb->warm_key = NULL;
 }
 
-/* Hands the job to the pre-started init: 1 when it took it (job->init_pid
- * and job->ctl_w are then its), 0 when there is none to take. */
+/* Whether the warm init still lives; a dead one is reaped and forgotten
+ * (never killed: its pid may be another process's by now). */
+static bool
+warm_alive (struct rc_sandbox *sb)
+{
+  if (sb->warm_pid > 0 && waitpid (sb->warm_pid, NULL, WNOHANG) != 0)
+    {
+      sb->warm_pid = 0;
+      rc_sandbox_warm_stop (sb);
+    }
+  return sb->warm_pid > 0;
+}
+
+/* Before a job that its slot's resident init (of this process) does not
+ * serve: the slot may hold another worker's resident, idle between its
+ * jobs (service workers share the slots, each keeps its own resident).
+ * It is left there, as the job's own init would be: root, in a pid
+ * namespace of its own, its few pages in the slot's cgroup; this job
+ * runs in a cold init and starts no resident of its own there, and the
+ * owner finds its resident when it gets the slot back.  Anything else in
+ * the slot is killed first. */
+static int
+slot_take_over (struct rc_job *job, rc_err_t *err)
+{
+  struct rc_sandbox *sb = job->sb;
+  bool empty = false, only_inits = false;
+  if (warm_alive (sb) && sb->warm_resident && sb->warm_slot == job->spec->slot)
+    return 0;
+  if (rc_cgroup_slot_is_empty (job->slot, &empty, err) < 0)
+    return -1;
+  if (empty)
+    return 0;
+  if (rc_cgroup_slot_holds_only_inits (job->slot, 0, &only_inits, err) < 0)
+    return -1;
+  if (only_inits)
+    job->intruder = true;
+  else if (rc_cgroup_slot_kill_all (job->slot, 2000, err) < 0)
+    return -1;
+  return 0;
+}
+
+/* What a resident's view was built for: the template and the host paths
+ * (the slot is compared apart).  NULL for a job that gets no resident: a
+ * session's workspace is a host directory, cache overlays name host
+ * directories the entered root no longer reaches. */
+static char *
+resident_key (const struct rc_job_spec *spec)
+{
+  struct rc_buf b = { 0 };
+  size_t i;
+  if (spec->workspace != RC_WORKSPACE_TEMPLATE || spec->n_overlay_paths > 0)
+    return NULL;
+  int r = rc_buf_printf (&b, "%s", spec->template_dir ? spec->template_dir : "");
+  for (i = 0; r == 0 && i < spec->n_host_paths; i++)
+    r = rc_buf_printf (&b, "\n%s", spec->host_paths[i]);
+  if (r < 0)
+    {
+      rc_buf_free (&b);
+      return NULL;
+    }
+  return b.data; /* rc_buf_printf keeps it terminated */
+}
+
+/* Tells the resident its job is over (END), once. */
+static int
+resident_end (struct rc_sandbox *sb)
+{
+  if (!sb->warm_end_pending)
+    return 0;
+  sb->warm_end_pending = false;
+  return ctl_send (sb->warm_ctl, RC_CTL_END, 0, 0, NULL);
+}
+
+/* Waits for the resident's CLEAN after END (resident_clear).  -1 when it
+ * failed or did not answer in time: the caller stops it. */
+static int
+resident_settle (struct rc_sandbox *sb)
+{
+  struct pollfd pfd = { .fd = sb->warm_ctl, .events = POLLIN };
+  struct rc_ctl m;
+  int r;
+  if (!sb->warm_cleaning)
+    return 0;
+  if (resident_end (sb) < 0)
+    return -1;
+  do
+    r = poll (&pfd, 1, RC_RESIDENT_CLEAN_MS);
+  while (r < 0 && errno == EINTR);
+  if (r != 1 || ctl_recv (sb->warm_ctl, &m) <= 0 || m.type != RC_CTL_CLEAN)
+    return -1;
+  sb->warm_cleaning = false;
+  return 0;
+}
+
+int
+rc_sandbox_clean_wait_fd (struct rc_sandbox *sb, int slot)
+{
+  if (sb->warm_pid <= 0 || !sb->warm_resident || !sb->warm_cleaning || sb->warm_slot != slot)
+    return -1;
+  if (resident_end (sb) < 0)
+    {
+      rc_sandbox_warm_stop (sb);
+      return -1;
+    }
+  return sb->warm_ctl;
+}
+
+pid_t
+rc_sandbox_resident_settle (struct rc_sandbox *sb, int slot)
+{
+  if (sb->warm_pid <= 0 || !sb->warm_resident || sb->warm_slot != slot)
+    return 0;
+  if (resident_settle (sb) < 0)
+    {
+      rc_log (RC_LOG_WARN, "resident_stopped", "slot %d: the resident init did not clear its job",
+              slot);
+      rc_sandbox_warm_stop (sb);
+      return 0;
+    }
+  return sb->warm_pid;
+}
+
+/* Hands the job to the warm init: the slot's resident init when it was
+ * built for this job's template and host paths, else a pre-started one,
+ * else (residents on) one started now.  1 when it took the job
+ * (job->init_pid and job->ctl_w are then its), 0 when the job takes the
+ * cold path. */
 static int
 warm_take (struct rc_job *job)
 {
@@ -603,16 +868,30 @@ warm_take (struct rc_job *job)
   size_t n = 0, i;
   ssize_t k;
 
-  if (sb->prestart == RC_PRESTART_OFF || sb->warm_pid <= 0
-      || spec->workspace != RC_WORKSPACE_TEMPLATE)
+  if (spec->workspace != RC_WORKSPACE_TEMPLATE)
     return 0;
-  if (waitpid (sb->warm_pid, NULL, WNOHANG) != 0)
+  if (sb->resident_on && !job->intruder)
+    job->key = resident_key (spec);
+  /* A resident serves only the job its view was built for.  One in
+   * another slot may wait there for a later job, unless this job is to
+   * start a resident of its own (a worker keeps one). */
+  if (sb->warm_pid > 0 && sb->warm_resident)
     {
-      /* It died waiting (or cannot be waited for): start over, cold. */
-      sb->warm_pid = 0;
-      rc_sandbox_warm_stop (sb);
-      return 0;
+      if (sb->warm_slot != spec->slot)
+        {
+          if (job->key == NULL)
+            return 0;
+          rc_sandbox_warm_stop (sb);
+        }
+      else if (job->key == NULL || strcmp (job->key, sb->warm_key) != 0
+               || resident_settle (sb) < 0)
+        rc_sandbox_warm_stop (sb);
     }
+  if (sb->warm_pid <= 0 && job->key != NULL)
+    warm_start (sb);
+  /* One that died waiting (or cannot be waited for): start over, cold. */
+  if (!warm_alive (sb))
+    return 0;
   if (rc_job_arena_fill (sb->arena, spec, &job->plan) < 0)
     return 0; /* too big for the arena: cold, and the warm init waits on */
   for (i = 0; i < spec->n_steps; i++)
@@ -643,8 +922,11 @@ warm_take (struct rc_job *job)
     }
   job->init_pid = sb->warm_pid;
   job->ctl_w = sb->warm_ctl;
+  job->resident = job->key != NULL;
+  job->reused = sb->warm_resident;
   sb->warm_pid = 0;
   sb->warm_ctl = -1;
+  sb->warm_resident = false;
   return 1;
 }
 
@@ -772,7 +1054,29 @@ job_pipes (struct rc_job *job, rc_err_t *err)
 static void
 job_release (struct rc_job *job)
 {
+  struct rc_sandbox *sb = job->sb;
   size_t i;
+  /* A resident init whose job ended cleanly goes back to the sandbox; it
+   * is told to clear the job away once the worker has answered
+   * (resident_end: its work would otherwise compete with the answer for
+   * the CPU), and rc_sandbox_slot_clean waits for its CLEAN.  Not when
+   * another warm init took its place meanwhile (--prestart). */
+  if (job->init_pid > 0 && job->keep && sb->warm_pid <= 0)
+    {
+      sb->warm_pid = job->init_pid;
+      sb->warm_ctl = job->ctl_w;
+      sb->warm_resident = true;
+      sb->warm_cleaning = true;
+      sb->warm_end_pending = true;
+      sb->warm_slot = job->spec->slot;
+      free (sb->warm_key);
+      sb->warm_key = job->key;
+      job->key = NULL;
+      job->init_pid = -1;
+      job->ctl_w = -1;
+    }
+  free (job->key);
+  job->key = NULL;
   if (job->init_pid > 0)
     {
       /* init_pid is what is reaped: the init, or its shim, which exits
@@ -782,7 +1086,7 @@ job_release (struct rc_job *job)
         while (waitpid (job->init_pid, NULL, 0) < 0 && errno == EINTR)
           ;
       else
-        job->sb->dying_init[job->spec->slot] = job->init_pid;
+        sb->dying_init[job->spec->slot] = job->init_pid;
       job->init_pid = -1;
     }
   close_fd (&job->ctl_w);
@@ -1026,7 +1330,7 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
 {
   struct rc_job job = { .sb = sb, .spec = spec, .ctl_w = -1, .ctl_i = -1, .init_pid = -1 };
   uint64_t output_used = 0;
-  bool need_attach = false;
+  bool need_attach = false, taken, clean_end = true;
   int sp[2], ret = -1;
   size_t i;
   struct rc_ctl m;
@@ -1058,6 +1362,8 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
    * template's mount points. */
   if (rc_root_template_prepare (sb, spec, err) < 0)
     return -1;
+  if (sb->resident_on && slot_take_over (&job, err) < 0)
+    return rc_error_wrap (err, "sandbox: slot take-over errno=%d", (*err)->status);
   if (rc_cgroup_slot_prepare (
           job.slot, spec->steps[0].limits.memory_bytes,
           spec->steps[0].limits.pids ? spec->steps[0].limits.pids : sb->cfg->pids_max, err)
@@ -1065,9 +1371,11 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
     return rc_error_wrap (err, "sandbox: cgroup prepare errno=%d", (*err)->status);
   if (job_pipes (&job, err) < 0)
     goto out;
-  res->prestarted = warm_take (&job) == 1;
-  res->root_cloned = res->prestarted && sb->warm_root_cloned;
-  if (!res->prestarted)
+  taken = warm_take (&job) == 1;
+  res->prestarted = taken && sb->prestart != RC_PRESTART_OFF;
+  res->resident = taken && job.reused;
+  res->root_cloned = taken && sb->warm_root_cloned;
+  if (!taken)
     {
       if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
         {
@@ -1212,11 +1520,15 @@ rc_isolated_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct r
         peak = st->limits.memory_bytes;
       r->memory_peak_kb = peak / 1024;
       if (w.killed || job.init_dead)
-        break; /* the sandbox is gone: later steps do not run */
+        {
+          clean_end = false;
+          break; /* the sandbox is gone: later steps do not run */
+        }
       if (st->stop_on_failure && !(r->exited && r->exit_code == 0))
         break;
     }
   res->setup_us = job.started_us ? job.started_us - job.t0 : 0;
+  job.keep = job.resident && clean_end;
   ret = 0;
 out:
   job_release (&job);

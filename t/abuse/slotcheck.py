@@ -70,9 +70,26 @@ def slot_dirs(base, slots):
     return dirs
 
 
+def idle_resident(pid):
+    """Whether pid is a worker's resident init between jobs
+    (sandbox/spawn.c): root, pid 1 of a pid namespace of its own, and no
+    child left.  Anything else in a slot after its clean is a leak."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            children = f.read().split()
+    except (OSError, ValueError):
+        return False
+    nspid = status.get("NSpid", "").split()
+    return (status.get("Uid", "").split()[:1] == ["0"] and len(nspid) >= 2 and nspid[-1] == "1"
+            and not children)
+
+
 def slot_cgroup_procs(cgroup_name, slots):
-    """{path: [pids]} for every non-empty slot cgroup of the service, and the
-    list of slot directories looked at (to prove the check saw something)."""
+    """{path: [pids]} for every slot cgroup of the service holding more than
+    one idle resident init, and the list of slot directories looked at (to
+    prove the check saw something)."""
     busy, seen = {}, []
     for base in rchttp.leftover_cgroups(cgroup_name):
         for d in slot_dirs(base, slots):
@@ -81,6 +98,8 @@ def slot_cgroup_procs(cgroup_name, slots):
                 with open(os.path.join(d, "cgroup.procs")) as f:
                     pids = [int(x) for x in f.read().split()]
             except OSError:
+                continue
+            if len(pids) == 1 and idle_resident(pids[0]):
                 continue
             if pids:
                 busy[d] = pids

@@ -6,7 +6,6 @@ arrives whole.  With it off (the default) no job is prestarted.
 """
 
 import hashlib
-import json
 
 import rchttp
 import tap
@@ -15,14 +14,7 @@ t = tap.Tap()
 
 
 def logged_jobs(svc):
-    out = []
-    for line in svc.fcgi_log_tail(2000).splitlines():
-        if '"event":"request"' in line and '"/v1/execute"' in line:
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                pass
-    return out
+    return svc.logged_requests("/v1/execute", 2000)
 
 
 def execute(svc, src, extra_files=()):

@@ -23,7 +23,7 @@ import tempfile
 import isolib
 
 V2 = os.path.exists("/sys/fs/cgroup/cgroup.controllers")
-t = isolib.start(plan=16, uid_base=30170)
+t = isolib.start(plan=17, uid_base=30170)
 MEMTOUCH = os.path.join(isolib.TOP_BUILD, "t", "isolation", "memtouch")
 EXPECT = "forked" if V2 or isolib.PRESTART or isolib.INIT_FORKED else "shared"
 
@@ -100,7 +100,15 @@ t.ok(r.code == 0 and r.out == "1000\n", "the job's oom_score_adj is 1000", repr(
 r = isolib.sh("ls /proc/1/ 2>&1 | head -1; kill -0 1 2>&1; echo $?")
 t.ok(r.code == 0 and r.out.strip().endswith("1") and "environ" not in r.out,
      "the init (pid 1) is neither visible nor signalable from the job", repr(r))
-r = isolib.run(["/bin/sh", "-c", "echo ok"], options=["--repeat", "20"])
+r = isolib.run(["/bin/sh", "-c", "echo ok"], options=["--repeat", "20"],
+               env=dict(os.environ, RUN_RESIDENT_INIT="0"))
 t.ok(r.code == 0 and r.out == "ok\n" and r.summary.get("init") == EXPECT,
      "20 jobs in one process, each init %s, the last one answers" % EXPECT, repr(r))
+# By default the jobs after the first keep the first one's init
+# (spawn.c, "The resident init"), whatever the first was; not with
+# --prestart (the prestarted rerun), which measures pre-started inits.
+WANT = "forked" if isolib.PRESTART else "resident"
+r = isolib.run(["/bin/sh", "-c", "echo ok"], options=["--repeat", "5"])
+t.ok(r.code == 0 and r.out == "ok\n" and r.summary.get("init") == WANT,
+     "--repeat: the last of 5 jobs ran in a %s init" % WANT, repr(r))
 t.exit()

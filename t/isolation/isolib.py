@@ -120,7 +120,8 @@ def finish(code, out, err, tmp):
         print("%s: %r" % (NOT_PRESTARTED, summary), file=sys.stderr)
     if ROOT_BUILT and summary is not None and summary.get("root") != "built":
         print("%s: %r" % (NOT_BUILT, summary), file=sys.stderr)
-    if INIT_FORKED and summary is not None and summary.get("init") != "forked":
+    # A resident init (spawn.c) is a forked one kept for the next job.
+    if INIT_FORKED and summary is not None and summary.get("init") not in ("forked", "resident"):
         print("%s: %r" % (NOT_FORKED, summary), file=sys.stderr)
     return Result(code, out, err, summary)
 

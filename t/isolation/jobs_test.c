@@ -72,7 +72,7 @@ main (void)
       printf ("1..0 # SKIP needs root\n");
       return 0;
     }
-  printf ("1..23\n");
+  printf ("1..30\n");
   setenv ("RUN_UID_BASE", "30200", 1);
   memset (&cfg, 0, sizeof cfg);
   if (rc_config_load_env (&cfg, &err) < 0)
@@ -378,6 +378,86 @@ main (void)
   ok (rc_sandbox_slot_clean (sb, 0, &err) == 0 && rc_sandbox_slot_clean (sb, 1, &err) == 0,
       "both slots clean at the end");
   rc_error_free (&err);
+
+  {
+    /* Resident inits (sandbox/spawn.c): the jobs after the first run in
+     * the first one's init, and find nothing of it; another handle (a
+     * second worker) that lands in the slot leaves that idle init there,
+     * runs its job in a cold init and passes the slot's clean; the owner
+     * then finds its resident again; a job whose clock fired takes it
+     * with it. */
+    static const char *const leave[]
+        = { "/bin/sh", "-c", "echo x > /tmp/left; echo y > w; setsid sleep 60 & echo ok", NULL };
+    static const char *const look[]
+        = { "/bin/sh", "-c",
+            "test -e /tmp/left && echo LEFT; test -e w && echo W; n=0; "
+            "for p in /proc/[0-9]*; do n=$((n+1)); done; echo procs=$n",
+            NULL };
+    static const char *const slow[] = { "/bin/sleep", "5", NULL };
+    struct rc_step steps[1] = { step (leave) };
+    struct rc_job_spec spec = { .slot = 0, .steps = steps, .n_steps = 1, .envp = envp };
+    struct rc_job_result res = { 0 };
+    struct rc_sandbox *other = NULL;
+    bool fine;
+
+    rc_sandbox_set_resident (sb, true);
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    ok (r == 0 && res.steps[0].exit_code == 0 && !res.resident
+            && rc_sandbox_slot_clean (sb, 0, &err) == 0,
+        "resident: the first job starts the init");
+    rc_job_result_free (&res);
+    rc_error_free (&err);
+    steps[0] = step (look);
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    ok (r == 0 && res.resident && strcmp (res.steps[0].out.data, "procs=1\n") == 0,
+        "the next job runs in it and finds no process or file of the first");
+    if (r == 0)
+      printf ("# resident %d: %s", res.resident, res.steps[0].out.data);
+    rc_job_result_free (&res);
+    rc_error_free (&err);
+    (void)rc_sandbox_slot_clean (sb, 0, &err);
+    rc_error_free (&err);
+
+    r = rc_sandbox_open (&other, &cfg, mode, &err);
+    if (r == 0)
+      {
+        rc_sandbox_set_resident (other, true);
+        r = rc_sandbox_run (other, &spec, &res, &err);
+      }
+    ok (r == 0 && !res.resident && strcmp (res.steps[0].out.data, "procs=1\n") == 0,
+        "another handle in that slot runs cold beside the idle init");
+    rc_job_result_free (&res);
+    rc_error_free (&err);
+    ok (other && rc_sandbox_slot_clean (other, 0, &err) == 0,
+        "and its clean accepts the other handle's idle init");
+    rc_error_free (&err);
+    rc_sandbox_close (other);
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    ok (r == 0 && res.resident && strcmp (res.steps[0].out.data, "procs=1\n") == 0,
+        "the owner finds its resident again");
+    rc_job_result_free (&res);
+    rc_error_free (&err);
+    (void)rc_sandbox_slot_clean (sb, 0, &err);
+    rc_error_free (&err);
+
+    steps[0] = step (slow);
+    steps[0].limits.wall_ms = 200;
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    fine = r == 0 && res.steps[0].outcome == RC_OUTCOME_WALL;
+    rc_job_result_free (&res);
+    rc_error_free (&err);
+    (void)rc_sandbox_slot_clean (sb, 0, &err);
+    rc_error_free (&err);
+    steps[0] = step (look);
+    r = rc_sandbox_run (sb, &spec, &res, &err);
+    ok (fine && r == 0 && !res.resident && strcmp (res.steps[0].out.data, "procs=1\n") == 0,
+        "a job past its wall clock takes its init with it: the next starts a new one");
+    rc_job_result_free (&res);
+    rc_error_free (&err);
+    ok (rc_sandbox_slot_clean (sb, 0, &err) == 0, "slot 0 is clean with its resident in it");
+    rc_error_free (&err);
+    rc_sandbox_set_resident (sb, false);
+  }
 
   {
     /* A process of the slot uid outside the slot cgroup: a new handle

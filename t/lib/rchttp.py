@@ -482,6 +482,18 @@ class Service:
     def fcgi_log_tail(self, lines=40):
         return self._tail(self.fcgi_log, lines)
 
+    def logged_requests(self, path, lines=5000):
+        """The request log lines of path (the last `lines` of the log),
+        parsed, oldest first."""
+        out = []
+        for line in self.fcgi_log_tail(lines).splitlines():
+            if '"event":"request"' in line and '"%s"' % path in line:
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    pass
+        return out
+
     def nginx_log_tail(self, lines=20):
         return (self._tail(os.path.join(self.tmp, "logs", "nginx.stderr"), lines) + "\n"
                 + self._tail(os.path.join(self.tmp, "logs", "error.log"), lines))

@@ -19,8 +19,8 @@ main (void)
   int st = 0;
 
   tap_ok (rc_slots_create (1) == 0, "a table of one slot");
-  tap_ok (rc_slot_claim () == 0, "the slot is claimed");
-  tap_ok (rc_slot_claim () == -1, "a second claim finds none");
+  tap_ok (rc_slot_claim (-1) == 0, "the slot is claimed");
+  tap_ok (rc_slot_claim (-1) == -1, "a second claim finds none");
 
   /* A release from another process wakes the waiter long before its
    * timeout (5 s): the wait is a shared futex, not a poll. */
@@ -41,7 +41,7 @@ main (void)
           "timeout 5000 ms)",
           (unsigned long long)dt);
   tap_ok (rc_slots_releases () != seen, "the release count moved");
-  tap_ok (rc_slot_claim () == 0, "the released slot is claimed");
+  tap_ok (rc_slot_claim (-1) == 0, "the released slot is claimed");
   waitpid (pid, &st, 0);
 
   /* A release between reading the count and waiting: no sleep at all. */
@@ -54,12 +54,12 @@ main (void)
           (unsigned long long)dt);
 
   /* No release: the timeout ends the wait. */
-  tap_ok (rc_slot_claim () == 0, "claimed again");
+  tap_ok (rc_slot_claim (-1) == 0, "claimed again");
   t0 = rc_now_ms ();
   rc_slots_wait_release (rc_slots_releases (), 100 * 1000);
   dt = rc_now_ms () - t0;
   tap_ok (dt >= 90, "without a release the wait ends at its timeout (%llu ms of 100)",
           (unsigned long long)dt);
-  tap_ok (rc_slot_claim () == -1, "and the slot is still taken");
+  tap_ok (rc_slot_claim (-1) == -1, "and the slot is still taken");
   return tap_done ();
 }
