@@ -359,8 +359,8 @@ rc_mounts_tmp_options (const struct rc_job_spec *spec, char opts[RC_TMP_OPTS_MAX
       if (inodes > 1048576)
         inodes = 1048576;
     }
-  snprintf (opts, RC_TMP_OPTS_MAX, "size=%llu,nr_inodes=%llu,mode=1777",
-            (unsigned long long)bytes, (unsigned long long)inodes);
+  snprintf (opts, RC_TMP_OPTS_MAX, "size=%llu,nr_inodes=%llu,mode=1777", (unsigned long long)bytes,
+            (unsigned long long)inodes);
 }
 
 /* The job's /tmp below root: NR while the root is built, "" in a resident

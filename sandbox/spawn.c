@@ -883,8 +883,7 @@ warm_take (struct rc_job *job)
             return 0;
           rc_sandbox_warm_stop (sb);
         }
-      else if (job->key == NULL || strcmp (job->key, sb->warm_key) != 0
-               || resident_settle (sb) < 0)
+      else if (job->key == NULL || strcmp (job->key, sb->warm_key) != 0 || resident_settle (sb) < 0)
         rc_sandbox_warm_stop (sb);
     }
   if (sb->warm_pid <= 0 && job->key != NULL)

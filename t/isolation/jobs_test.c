@@ -388,11 +388,10 @@ main (void)
      * with it. */
     static const char *const leave[]
         = { "/bin/sh", "-c", "echo x > /tmp/left; echo y > w; setsid sleep 60 & echo ok", NULL };
-    static const char *const look[]
-        = { "/bin/sh", "-c",
-            "test -e /tmp/left && echo LEFT; test -e w && echo W; n=0; "
-            "for p in /proc/[0-9]*; do n=$((n+1)); done; echo procs=$n",
-            NULL };
+    static const char *const look[] = { "/bin/sh", "-c",
+                                        "test -e /tmp/left && echo LEFT; test -e w && echo W; n=0; "
+                                        "for p in /proc/[0-9]*; do n=$((n+1)); done; echo procs=$n",
+                                        NULL };
     static const char *const slow[] = { "/bin/sleep", "5", NULL };
     struct rc_step steps[1] = { step (leave) };
     struct rc_job_spec spec = { .slot = 0, .steps = steps, .n_steps = 1, .envp = envp };
