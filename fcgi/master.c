@@ -45,13 +45,14 @@ on_signal (int sig)
 }
 
 static pid_t
-spawn_worker (const struct rc_worker_ctx *proto, unsigned index)
+spawn_worker (const struct rc_worker_ctx *proto, unsigned index, const int *listen_waits)
 {
   pid_t pid = fork ();
   if (pid == 0)
     {
       struct rc_worker_ctx ctx = *proto;
       ctx.index = index;
+      ctx.listen_wait = listen_waits[index];
       rc_worker_main (&ctx);
     }
   if (pid < 0)
@@ -91,19 +92,29 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
   struct sigaction sa;
   sigset_t block, empty;
   pid_t *pids = calloc (n_workers, sizeof *pids);
+  int *listen_waits = malloc (n_workers * sizeof *listen_waits);
   time_t window_start = rc_now_s (), drain_deadline = 0, next_sweep = 0;
   unsigned respawns = 0, alive = 0, i;
   struct rc_sandbox *sb = NULL;
   rc_err_t err = NULL;
   struct itimerval tick = { { 0, 200000 }, { 0, 200000 } };
 
-  if (pids == NULL)
-    return -1;
+  if (pids == NULL || listen_waits == NULL)
+    {
+      free (pids);
+      free (listen_waits);
+      return -1;
+    }
+  /* In worker order, before any fork: the order in which idle workers
+   * are offered connections (worker.c, rc_worker_listen_wait_open). */
+  for (i = 0; i < n_workers; i++)
+    listen_waits[i] = rc_worker_listen_wait_open (proto->listen_fd);
   if (rc_sandbox_open (&sb, proto->cfg, proto->mode, &err) < 0)
     {
       rc_log (RC_LOG_ERROR, "start_failed", "%s", rc_error_text (err));
       rc_error_free (&err);
       free (pids);
+      free (listen_waits);
       return -1;
     }
   sigemptyset (&block);
@@ -123,7 +134,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
   sigaction (SIGHUP, &sa, NULL);
 
   for (i = 0; i < n_workers; i++)
-    if ((pids[i] = spawn_worker (proto, i)) > 0)
+    if ((pids[i] = spawn_worker (proto, i, listen_waits)) > 0)
       alive++;
   rc_log (RC_LOG_INFO, "started", "%u workers for %u slots", n_workers, rc_slots_count ());
   setitimer (ITIMER_REAL, &tick, NULL);
@@ -168,7 +179,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
                 continue; /* retried on a later tick */
               respawns++;
               rc_metrics_count_worker_restart ();
-              if ((pids[i] = spawn_worker (proto, i)) > 0)
+              if ((pids[i] = spawn_worker (proto, i, listen_waits)) > 0)
                 alive++;
             }
         }
@@ -186,7 +197,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
               if (pids[i] == 0 && respawns < RESPAWN_BURST)
                 {
                   respawns++;
-                  if ((pids[i] = spawn_worker (proto, i)) > 0)
+                  if ((pids[i] = spawn_worker (proto, i, listen_waits)) > 0)
                     alive++;
                 }
         }
@@ -206,6 +217,10 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
   reclaim_slots (sb, RC_SLOT_QUARANTINED);
   rc_sandbox_close (sb);
   free (pids);
+  for (i = 0; i < n_workers; i++)
+    if (listen_waits[i] >= 0)
+      close (listen_waits[i]);
+  free (listen_waits);
   rc_log (RC_LOG_INFO, "stopped", "all workers exited");
   return 0;
 }

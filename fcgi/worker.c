@@ -42,14 +42,17 @@ on_term (int sig)
  * that has waited longest), so consecutive jobs would rarely meet their
  * worker's resident init (sandbox/spawn.c, "The resident init").  Each
  * worker instead waits in an epoll set of its own holding the listen
- * socket with EPOLLEXCLUSIVE, registered once at start: the kernel walks
- * those registrations in order and wakes the first whose worker is idle,
- * so the jobs go to the same few workers and the same slots.  The listen
- * socket is non-blocking: a worker woken for a connection that another
- * took meanwhile gets EAGAIN from accept and waits again.  -1 where this
- * cannot be set up: the worker then blocks in accept as before. */
-static int
-listen_wait_open (int listen_fd)
+ * socket with EPOLLEXCLUSIVE: the kernel walks the registrations in the
+ * order they were made and wakes the first whose worker is idle, so the
+ * jobs go to the same few workers and the same slots.  The master makes
+ * the sets before the first fork, in worker order (a respawned worker
+ * inherits its predecessor's place), so the slots' workers come before
+ * the spare ones.  The listen socket is non-blocking: a worker woken for
+ * a connection that another took meanwhile gets EAGAIN from accept and
+ * waits again.  -1 where this cannot be set up: the worker then blocks in
+ * accept as before. */
+int
+rc_worker_listen_wait_open (int listen_fd)
 {
   struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = listen_fd };
   int ep = epoll_create1 (EPOLL_CLOEXEC), fl;
@@ -69,6 +72,10 @@ listen_wait_open (int listen_fd)
  * past this the slot is cleaned anyway (which stops a resident that did
  * not finish). */
 #define CLEAN_WAIT_MS 2000
+/* How long a spare worker leaves a woken connection to the slots' workers
+ * (rc_worker_main); what it costs a /health or 429 answered while every
+ * slot is busy. */
+#define SPARE_DEFER_US 200
 
 /* Waits for the next connection and, meanwhile, for the slot of the job
  * answered last to be ready for its clean (rc_app_clean_wait_fd), which
@@ -228,7 +235,8 @@ log_request (FCGX_Request *r, const struct rc_http_request *req, const struct rc
                    ",\"slot\":%d,\"setup_us\":%llu,\"prestarted\":%s,\"root\":\"%s\","
                    "\"init\":\"%s\"",
                    res->log_slot, (unsigned long long)res->log_setup_us,
-                   res->log_prestarted ? "true" : "false", res->log_root_cloned ? "cloned" : "built",
+                   res->log_prestarted ? "true" : "false",
+                   res->log_root_cloned ? "cloned" : "built",
                    res->log_init ? res->log_init : "forked");
   rc_buf_printf (&f,
                  ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,\"bytes_in\":%zu,"
@@ -386,7 +394,8 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
               ctx->index);
       _exit (70);
     }
-  listen_wait = listen_wait_open (ctx->listen_fd);
+  listen_wait
+      = ctx->listen_wait >= 0 ? ctx->listen_wait : rc_worker_listen_wait_open (ctx->listen_fd);
   rc_log (RC_LOG_DEBUG, "worker_ready", "worker %u ready", ctx->index);
   while (!worker_stop)
     {
@@ -397,6 +406,16 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
         {
           if (!wait_for_work (listen_wait, ctx->listen_fd, &app))
             continue; /* cleaned, timed out, or EINTR (SIGTERM ends the loop) */
+          /* A spare worker is woken only while every slot's worker is busy;
+           * one of them is often a moment from its own wait (after its
+           * answer).  The spare leaves it that moment to take the
+           * connection into the slot where its resident init waits (the
+           * spare would run it cold there), and takes it after. */
+          if (ctx->index >= ctx->cfg->concurrency)
+            {
+              struct timespec pause = { 0, SPARE_DEFER_US * 1000 };
+              nanosleep (&pause, NULL);
+            }
         }
       else
         rc_app_after_reply (&app);
