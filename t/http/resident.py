@@ -69,17 +69,6 @@ def slot_pids(svc):
     return pids
 
 
-def uid_of(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("Uid:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
 try:
     svc = rchttp.Service(env={"RUN_CONCURRENCY": 1}, languages="python,bash").start()
 except rchttp.StartError as e:
@@ -142,7 +131,7 @@ pids = slot_pids(svc)
 while len(pids) != 1 and time.time() < deadline:
     time.sleep(0.05)
     pids = slot_pids(svc)
-t.ok(len(pids) == 1 and uid_of(next(iter(pids))) == 0,
+t.ok(len(pids) == 1 and rchttp.status_field(next(iter(pids)), "Uid") == 0,
      "between jobs the slot's cgroup holds one root process, the resident", repr(pids))
 
 # A job whose clock fired takes its init with it; the next one starts afresh.

@@ -125,16 +125,22 @@ def descendants_of(pid):
     return out
 
 
-def rss_kb(pid):
-    """VmRSS of one process in KiB, or None when it is gone."""
+def status_field(pid, key):
+    """The first number of a /proc/<pid>/status line ("VmRSS", "Uid"), 0
+    when the line is missing, None when the process is gone."""
     try:
         with open("/proc/%d/status" % pid) as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1])
     except OSError:
         return None
     return 0
+
+
+def rss_kb(pid):
+    """VmRSS of one process in KiB, or None when it is gone."""
+    return status_field(pid, "VmRSS")
 
 
 def pids_with_marker(marker):
