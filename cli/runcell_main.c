@@ -1,22 +1,25 @@
 /* runcell_main.c - the `runcell` command: the sandbox without HTTP.
  *
  *   runcell --check-host
- *   runcell exec [--slot N] [--lang SLUG] [--template DIR] [--timeout 2s]
- *                [--cpu 1s] [--idle 5s] [--memory 256m] [--pids N]
- *                [--tmp-size 64m] [--output-max 1m] [--file NAME=PATH]...
- *                [--stdin PATH] [--result-json FILE] [--repeat N] [--prestart]
- *                [--] CMD ARGS...
+ *   runcell exec [--slot N] [--slots K] [--lang SLUG] [--template DIR]
+ *                [--timeout 2s] [--cpu 1s] [--idle 5s] [--memory 256m]
+ *                [--pids N] [--tmp-size 64m] [--output-max 1m]
+ *                [--file NAME=PATH]... [--stdin PATH] [--result-json FILE]
+ *                [--repeat N] [--] CMD ARGS...
  *
- * `exec` does what the service does for one job, in-process: host setup
- * with a cgroup subtree of its own ("runcell-exec-<pid>", so it can run next
- * to the service), one job in the slot's sandbox, teardown.  The program's
- * stdout and stderr are copied to ours, our exit code is the program's
- * (128+signal when killed), and a one-line JSON summary goes to stderr or
- * to --result-json.  With --repeat N the job runs N times in this process
- * and the median per-job time is printed: the cost of one sandboxed job
- * without process start and host setup.  With --prestart every job runs in
- * an init started ahead of it (the first before it, each later one while
- * the job before it runs).  It is the entry point of the
+ * `exec` does what the service does, in one process that is both the
+ * keeper and the worker: host setup with a cgroup subtree and a state
+ * directory of its own ("runcell-exec-<pid>", so it runs next to the
+ * service), K slots (1 by default) whose inits it starts, the job on a
+ * claimed slot, teardown.  --slot N gives its slots the uids of the
+ * service's slots N, N+1, ...  The program's stdout and stderr are copied
+ * to ours, our exit code is the program's (128+signal when killed), and a
+ * one-line JSON summary goes to stderr or to --result-json.  With
+ * --repeat N the job runs N times and the median per-job time is printed
+ * (from the claim to the result): the cost of one job on a slot's init,
+ * without process start and host setup; with one slot each job waits for
+ * the slot's reset after the job before, with two or more it takes a slot
+ * reset meanwhile, as the service's jobs do.  It is the entry point of the
  * isolation tests and the benchmarks.  SIGINT/SIGTERM/SIGHUP end it after
  * the current job, with the teardown done (exit 128+sig).
  */
@@ -47,7 +50,7 @@ struct exec_opts
   const char *stdin_path;
   const char *result_json;
   uint64_t repeat;
-  bool prestart; /* run every job in an init started ahead of it */
+  unsigned slots;
   struct rc_limits limits;
   uint64_t tmp_bytes;
   bool memory_set;
@@ -61,11 +64,11 @@ static void
 usage (FILE *f)
 {
   fputs ("usage: runcell --check-host\n"
-         "       runcell exec [--slot N] [--lang SLUG] [--template DIR] [--timeout DUR]\n"
-         "                    [--cpu DUR] [--idle DUR] [--memory SIZE] [--pids N]\n"
-         "                    [--tmp-size SIZE] [--output-max SIZE] [--file NAME=PATH]...\n"
-         "                    [--stdin PATH] [--result-json FILE] [--repeat N]\n"
-         "                    [--prestart] [--] CMD ARGS...\n",
+         "       runcell exec [--slot N] [--slots K] [--lang SLUG] [--template DIR]\n"
+         "                    [--timeout DUR] [--cpu DUR] [--idle DUR] [--memory SIZE]\n"
+         "                    [--pids N] [--tmp-size SIZE] [--output-max SIZE]\n"
+         "                    [--file NAME=PATH]... [--stdin PATH] [--result-json FILE]\n"
+         "                    [--repeat N] [--] CMD ARGS...\n",
          f);
 }
 
@@ -125,11 +128,6 @@ parse_exec (int argc, char **argv, struct exec_opts *o)
         }
       if (a[0] != '-')
         break;
-      if (strcmp (a, "--prestart") == 0)
-        {
-          o->prestart = true;
-          continue;
-        }
       if (v == NULL)
         {
           fprintf (stderr, "runcell: %s needs a value\n", a);
@@ -138,6 +136,8 @@ parse_exec (int argc, char **argv, struct exec_opts *o)
       i++;
       if (strcmp (a, "--slot") == 0 && rc_parse_u64 (v, &n) == 0 && n < 100000)
         o->slot = (int)n;
+      else if (strcmp (a, "--slots") == 0 && rc_parse_u64 (v, &n) == 0 && n >= 1 && n <= 64)
+        o->slots = (unsigned)n;
       else if (strcmp (a, "--lang") == 0)
         o->lang = v;
       else if (strcmp (a, "--template") == 0)
@@ -217,11 +217,8 @@ static void
 print_summary (FILE *f, const struct rc_job_result *res, int code)
 {
   size_t i;
-  fprintf (f,
-           "{\"exit_code\":%d,\"setup_us\":%llu,\"prestarted\":%s,\"root\":\"%s\",\"init\":\"%s\","
-           "\"steps\":[",
-           code, (unsigned long long)res->setup_us, res->prestarted ? "true" : "false",
-           res->root_cloned ? "cloned" : "built", rc_job_init_kind (res));
+  fprintf (f, "{\"exit_code\":%d,\"setup_us\":%llu,\"steps\":[", code,
+           (unsigned long long)res->setup_us);
   for (i = 0; i < res->n_steps; i++)
     {
       const struct rc_step_result *r = &res->steps[i];
@@ -281,7 +278,7 @@ cmp_u64 (const void *a, const void *b)
 static int
 cmd_exec (int argc, char **argv)
 {
-  struct exec_opts o = { .repeat = 1 };
+  struct exec_opts o = { .repeat = 1, .slots = 1 };
   struct rc_config cfg;
   struct rc_lang_table langs = { 0 };
   const struct rc_lang *lang = NULL;
@@ -290,7 +287,7 @@ cmd_exec (int argc, char **argv)
   struct rc_job_request jr = { 0 };
   struct rc_job job = { 0 };
   struct rc_job_result res = { 0 };
-  char cgname[64], *stdin_data = NULL;
+  char cgname[64], state[96], *stdin_data = NULL;
   size_t stdin_len = 0;
   uint64_t *times = NULL;
   rc_err_t err = NULL;
@@ -305,18 +302,16 @@ cmd_exec (int argc, char **argv)
     }
   if (rc_config_load_env (&cfg, &err) < 0)
     goto fail;
-  /* A cgroup subtree of our own: runs beside the service and the other
-   * tests without touching their slots. */
+  /* A cgroup subtree and a state directory of our own: runs beside the
+   * service and the other tests without touching their slots. */
   snprintf (cgname, sizeof cgname, "runcell-exec-%ld", (long)getpid ());
+  snprintf (state, sizeof state, "/run/runcell-exec-%ld", (long)getpid ());
   free (cfg.cgroup_name);
   cfg.cgroup_name = strdup (cgname);
-  /* Only the slots up to ours: fewer cgroups to create and remove. */
-  cfg.concurrency = (unsigned)o.slot + 1;
-  /* One job in this process: a root template would be built for it alone
-   * and costs more than the root it replaces (docs/sandbox.md, "Cost per
-   * job"); RUN_ROOT_TEMPLATE in the environment still decides. */
-  if (o.repeat == 1 && !o.prestart && getenv ("RUN_ROOT_TEMPLATE") == NULL)
-    cfg.root_template = false;
+  free (cfg.state_dir);
+  cfg.state_dir = strdup (state);
+  cfg.concurrency = o.slots;
+  cfg.uid_base += (unsigned)o.slot;
   if (o.lang)
     {
       if (rc_lang_table_load (&langs, &cfg, env_get, NULL, &err) < 0)
@@ -377,7 +372,6 @@ cmd_exec (int argc, char **argv)
   jr.tmp_bytes = o.tmp_bytes;
   if (rc_job_build (&job, lang, &jr, &cfg, &err) < 0)
     goto fail;
-  job.spec.slot = o.slot;
 
   if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0)
     {
@@ -387,26 +381,16 @@ cmd_exec (int argc, char **argv)
   teardown = true;
   if (rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
     goto fail;
-  /* Before the first job, as the service's master does for every slot: a
-   * process of the slot's uid outside our fresh cgroup (a live service or
-   * another runner on the same RUN_UID_BASE) gets the slot refused, so no
-   * job shares a uid with a stranger even once. */
-  if (rc_sandbox_slot_clean (sb, o.slot, &err) < 0)
-    goto fail;
-  /* --repeat: the jobs after the first run in the first one's init, as a
-   * worker's jobs do (RUN_RESIDENT_INIT); a single job gains nothing from
-   * keeping it, and --prestart measures the pre-started init alone. */
-  rc_sandbox_set_resident (sb, o.repeat > 1 && !o.prestart);
-  /* --prestart: every job runs in an init started ahead of it, as a
-   * worker's jobs do with RUN_PRESTART. */
-  if (o.prestart)
-    {
-      /* The first job's init now; each later one while the job before it
-       * runs, on the core it leaves free (its cost is in the job times). */
-      rc_sandbox_set_prestart (sb, RC_PRESTART_DURING_JOB);
-      rc_sandbox_prestart (sb);
-    }
-
+  /* Every slot's init, with a root serving the language (or the
+   * template) alone.  An init refuses to start while a process of its
+   * slot's uid exists outside the slot (a live service, another runner on
+   * the same RUN_UID_BASE), so no job shares a uid with a stranger. */
+  {
+    struct rc_lang_table one = { (struct rc_lang *)lang, lang ? 1 : 0 };
+    if (rc_sandbox_keeper_start (sb, &one, o.template_dir, &err) < 0
+        || rc_sandbox_keeper_wait_ready (sb, 30000, &err) < 0)
+      goto fail;
+  }
   times = calloc (o.repeat, sizeof (*times));
   if (times == NULL)
     goto out;
@@ -414,12 +398,18 @@ cmd_exec (int argc, char **argv)
   for (uint64_t i = 0; i < o.repeat; i++)
     {
       uint64_t t = rc_now_us ();
+      struct rc_slot_claim claim = rc_slot_claim_wait (10000, 10000, NULL);
       rc_job_result_free (&res);
-      if (rc_sandbox_run (sb, &job.spec, &res, &err) < 0)
-        goto fail;
-      if (rc_sandbox_slot_clean (sb, o.slot, &err) < 0)
+      if (claim.slot < 0)
+        {
+          rc_error_set (&err, EBUSY, "no slot became ready");
+          goto fail;
+        }
+      job.spec.slot = claim.slot;
+      if (rc_sandbox_run (sb, &job.spec, claim.seq, &res, &err) < 0)
         goto fail;
       times[i] = rc_now_us () - t;
+      rc_sandbox_end_claims (sb, false);
       if (got_signal)
         {
           fprintf (stderr, "runcell: interrupted by signal %d after %llu jobs\n", (int)got_signal,
@@ -462,9 +452,20 @@ fail:
 out:
   rc_error_free (&err);
   rc_job_result_free (&res);
+  if (sb)
+    rc_sandbox_end_claims (sb, true);
   rc_sandbox_close (sb);
   if (teardown)
-    rc_sandbox_host_teardown (&cfg);
+    {
+      rc_sandbox_host_teardown (&cfg);
+      for (unsigned k = 0; k < cfg.concurrency; k++)
+        {
+          char sock[160];
+          snprintf (sock, sizeof sock, "%s/slot%u.sock", state, k);
+          (void)unlink (sock);
+        }
+      (void)rmdir (state);
+    }
   rc_job_free (&job);
   rc_lang_table_free (&langs);
   free (stdin_data);

@@ -114,14 +114,6 @@ rc_job_result_free (struct rc_job_result *res)
   res->n_steps = 0;
 }
 
-const char *
-rc_job_init_kind (const struct rc_job_result *res)
-{
-  if (res->resident)
-    return "resident";
-  return res->init_shared ? "shared" : "forked";
-}
-
 const struct rc_limit_field rc_limit_fields[] = {
   { "wallTimeMs", "RUN_MAX_WALL_MS", offsetof (struct rc_limits, wall_ms), 1 },
   { "idleMs", "RUN_MAX_IDLE_MS", offsetof (struct rc_limits, idle_ms), 1 },

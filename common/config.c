@@ -322,9 +322,6 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   cfg->timeout_default_ms = 30000;
   cfg->timeout_max_ms = 600000;
   cfg->pids_max = 512;
-  cfg->root_template = true;
-  cfg->init_shared_memory = true;
-  cfg->resident_init = true;
   cfg->sandbox = true;
   cfg->max_files = 64;
   cfg->limit_max.wall_ms = 300000;
@@ -371,14 +368,6 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   if (rc_config_env_size (get, ud, "RUN_MEMORY_TOTAL_MAX", 0, &cfg->memory_total_max, err) < 0)
     goto fail;
   if (load_bool (get, ud, "ALLOW_SHUTDOWN", false, &cfg->allow_shutdown, err) < 0)
-    goto fail;
-  if (load_bool (get, ud, "RUN_ROOT_TEMPLATE", true, &cfg->root_template, err) < 0)
-    goto fail;
-  if (load_bool (get, ud, "RUN_PRESTART", false, &cfg->prestart, err) < 0)
-    goto fail;
-  if (load_bool (get, ud, "RUN_RESIDENT_INIT", true, &cfg->resident_init, err) < 0)
-    goto fail;
-  if (load_bool (get, ud, "RUN_INIT_SHARED_MEMORY", true, &cfg->init_shared_memory, err) < 0)
     goto fail;
   n = cfg->port;
   if (rc_config_env_u64 (get, ud, "PORT", 1, 65535, &n, err) < 0)

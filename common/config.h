@@ -26,10 +26,6 @@ struct rc_config
   uint64_t sandbox_mem_max; /* RUN_SANDBOX_MEM_MAX (0 = per-language default) */
   uint64_t memory_total_max;/* RUN_MEMORY_TOTAL_MAX (0 = auto): cap of all slots together */
   bool allow_shutdown;      /* ALLOW_SHUTDOWN (false) */
-  bool prestart;            /* RUN_PRESTART (false): pre-started inits (sandbox/spawn.c) */
-  bool root_template;       /* RUN_ROOT_TEMPLATE (true): clone the job root (root_template.c) */
-  bool init_shared_memory;  /* RUN_INIT_SHARED_MEMORY (true): CLONE_VM init (sandbox/spawn.c) */
-  bool resident_init;       /* RUN_RESIDENT_INIT (true): keep a slot's init (sandbox/spawn.c) */
   unsigned port;            /* PORT (4040): the nginx listen port, used by tooling */
   uint64_t timeout_default_ms; /* 30 s */
   uint64_t timeout_max_ms;  /* RUN_TIMEOUT_MAX (10m): larger /run timeouts are 400 */

@@ -125,10 +125,10 @@ struct rc_job_spec
   const struct rc_step *steps;
   size_t n_steps;
   const char *const *envp;   /* final environment (allowlist already applied) */
-  const char *const *overlay_paths; /* per-language copy-on-write cache dirs */
-  size_t n_overlay_paths;
-  const char *const *host_paths; /* host paths bound read-only into the job's root */
-  size_t n_host_paths;
+  /* The language's slug: its cache directories get a copy-on-write
+   * overlay per job (NULL: none).  Its host paths and directory are in
+   * every slot's root (sandbox/root/root.c). */
+  const char *lang;
   uint64_t tmp_bytes;        /* size= of the per-job tmpfs (0: 64 MiB) */
   uint64_t tmp_inodes;       /* nr_inodes= of the per-job tmpfs (0: derived) */
 };
@@ -158,14 +158,7 @@ struct rc_job_result
   struct rc_step_result *steps; /* n_steps entries, allocated by the sandbox */
   size_t n_steps;
   uint64_t setup_us; /* time from start to the first exec, for metrics/bench */
-  bool prestarted;   /* ran in an init started ahead of the job (spawn.c) */
-  bool root_cloned;  /* its root was a clone of the worker's template, not built */
-  bool init_shared;  /* its init ran on the worker's memory, not forked (spawn.c) */
-  bool resident;     /* its init had served an earlier job of the slot (spawn.c) */
 };
 void rc_job_result_free (struct rc_job_result *res);
-/* How the job's init came to be, as logs and summaries name it:
- * "resident", "shared" or "forked". */
-const char *rc_job_init_kind (const struct rc_job_result *res);
 
 #endif

@@ -295,30 +295,6 @@ build_execute_bound (struct rc_job *job, const struct rc_lang *lang,
   return 0;
 }
 
-/* The host paths of the job's root: the manifest's, and the language
- * directory when the job names its files through $RUNCELL_LANG_DIR
- * (RC_JOB_EXECUTE: the workspace is the request's files, not the
- * template, so nothing else shows that directory). */
-static int
-build_host_paths (struct rc_job *job, const struct rc_lang *lang, const struct rc_job_request *req)
-{
-  bool with_dir = req->kind == RC_JOB_EXECUTE && lang->dir != NULL;
-  size_t n = 0;
-
-  if (lang->n_host_paths == 0 && !with_dir)
-    return 0;
-  job->host_paths = calloc (lang->n_host_paths + 2, sizeof *job->host_paths);
-  if (job->host_paths == NULL)
-    return -1;
-  for (size_t i = 0; i < lang->n_host_paths; i++)
-    job->host_paths[n++] = lang->host_paths[i];
-  if (with_dir)
-    job->host_paths[n++] = lang->dir;
-  job->spec.host_paths = job->host_paths;
-  job->spec.n_host_paths = n;
-  return 0;
-}
-
 int
 rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_job_request *req,
               const struct rc_config *cfg, rc_err_t *err)
@@ -345,8 +321,9 @@ rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_jo
       if (lang->execute_run == NULL)
         return rc_error_set (err, EINVAL, "language %s has no execute command", lang->slug);
       /* The language's own files (the typescript transpiler) are named
-       * from its directory, which the job sees read-only. */
-      if (lang->dir && env_pushf (job, "RUNCELL_LANG_DIR=%s", lang->dir) < 0)
+       * from its directory, which every job sees read-only at
+       * /lang/<slug> (sandbox/root/root.c), never by its host path. */
+      if (env_pushf (job, "RUNCELL_LANG_DIR=/lang/%s", lang->slug) < 0)
         return rc_error_set (err, ENOMEM, "job env");
       r = req->workspace == RC_WORKSPACE_BIND ? build_execute_bound (job, lang, req, err)
                                               : build_execute_template (job, lang, req, err);
@@ -385,13 +362,7 @@ rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_jo
   job->spec.steps = job->steps;
   job->spec.n_steps = job->run_step + 1;
   job->spec.envp = (const char *const *)job->env;
-  if (lang)
-    {
-      job->spec.overlay_paths = (const char *const *)lang->overlay_paths;
-      job->spec.n_overlay_paths = lang->n_overlay_paths;
-      if (build_host_paths (job, lang, req) < 0)
-        return rc_error_set (err, ENOMEM, "job host paths");
-    }
+  job->spec.lang = lang ? lang->slug : NULL;
   job->spec.tmp_bytes = req->tmp_bytes ? req->tmp_bytes
                         : lang         ? lang->tmp_size
                                        : cfg->sandbox_tmp_size;
@@ -407,7 +378,6 @@ rc_job_free (struct rc_job *job)
   for (size_t i = 0; i < 2; i++)
     free (job->argv[i]);
   free (job->files);
-  free (job->host_paths);
   rc_strv_free (job->env);
   memset (job, 0, sizeof *job);
 }

@@ -22,10 +22,10 @@
  *                    stderr merged into stdout, in one step.
  *   RC_JOB_COMMAND   `runcell exec CMD...`: argv as given (no shell).
  *
- * The job's root holds /usr and a few /etc files; the builder adds the
- * manifest's hostPaths (every kind) and, for RC_JOB_EXECUTE, whose
- * workspace is not the template, the language directory itself
- * ($RUNCELL_LANG_DIR), all bound read-only.
+ * Every slot's root holds /usr, a few /etc files, every language's
+ * hostPaths and every language directory at /lang/<slug> (the job's
+ * $RUNCELL_LANG_DIR), all read-only (sandbox/root/root.c); the spec names
+ * its language so its cache directories get their overlays.
  *
  * Args reach the run command byte-exact and in order as "$@" of
  * `sh -c RUN sh ARGS...`: the builder appends "$@" to a run command that
@@ -99,7 +99,6 @@ struct rc_job
   bool has_compile; /* steps[0] is a compile step */
   struct rc_file *files;
   char **env;
-  const char **host_paths; /* the language's hostPaths, then its directory */
   char **strings;          /* owned strings the argv and files point to */
   size_t n_strings;
   const char **argv[2];

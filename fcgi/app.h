@@ -17,13 +17,7 @@ struct rc_app
   const struct rc_config *cfg;
   const struct rc_lang_table *langs;
   struct rc_sandbox *sandbox; /* NULL in unit tests of parsing */
-  volatile sig_atomic_t shutdown_requested;
-  /* A slot whose job was answered but not yet cleaned (jobs_wait.c). */
-  bool slot_to_clean;
-  int clean_slot;
-  /* The slot marked as holding this worker's resident init, or -1
-   * (rc_slot_set_resident). */
-  int resident_mark;
+  volatile int shutdown_requested;
 };
 
 void rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res);
@@ -57,20 +51,14 @@ bool rc_api_sessions_route (struct rc_app *app, const struct rc_http_request *re
 /* Master tick: removes sessions idle past their expiry (sessions.c). */
 void rc_sessions_sweep (const struct rc_config *cfg);
 
-/* Runs a prepared job on a claimed slot: claims, runs, and leaves the
- * slot to rc_app_after_reply to clean and release.  Answers 429 when no
- * slot is free and 500 on a sandbox failure; returns 0 when the job ran
- * and res_job holds its result. */
+/* Runs a prepared job: claims a slot (429 at once when every slot runs a
+ * job), runs it, and leaves the claim to rc_app_after_reply to end.  500
+ * on a sandbox failure; 0 when the job ran and res_job holds its result
+ * (fcgi/jobs.c). */
 int rc_app_run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res_job,
                     struct rc_http_response *res);
-/* Once the response has been handed to the web server: cleans and
- * releases (or quarantines) the slot of the job just answered, if any. */
+/* Once the response has been handed to the web server: ends the claims
+ * of the jobs just answered (their slots' inits clear them away). */
 void rc_app_after_reply (struct rc_app *app);
-/* The fd that becomes readable when the slot answered last can be cleaned
- * without waiting (its resident init has cleared the job away), or -1
- * when there is nothing to wait for: the worker may then wait for the
- * next connection and for that fd together, and call rc_app_after_reply
- * when either comes (sandbox/spawn.c, "The resident init"). */
-int rc_app_clean_wait_fd (struct rc_app *app);
 
 #endif

@@ -41,9 +41,6 @@ struct rc_http_response
   uint64_t log_wall_ms, log_cpu_ms, log_mem_kb;
   uint64_t log_setup_us;
   int log_slot; /* the slot the job ran in */
-  bool log_prestarted; /* the job ran in a pre-started init */
-  bool log_root_cloned; /* its root was cloned from the worker's template */
-  const char *log_init; /* how its init came to be (rc_job_init_kind) */
   bool log_job; /* a job endpoint: counted in runcell_jobs_total */
 };
 

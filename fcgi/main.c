@@ -17,7 +17,6 @@
 #include "fcgi/metrics.h"
 #include "fcgi/sessions/session_config.h"
 #include "fcgi/sessions/sessions.h"
-#include "fcgi/slots.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/session_workspace.h"
 
@@ -166,7 +165,7 @@ main (int argc, char **argv)
   if (mode == RC_SANDBOX_UNSANDBOXED)
     rc_log (RC_LOG_WARN, "unsandboxed",
             "running WITHOUT the sandbox (not root or RUN_SANDBOX=off): unsafe, development only");
-  if (rc_slots_create (cfg.concurrency) < 0 || rc_metrics_create (&langs) < 0)
+  if (rc_metrics_create (&langs) < 0)
     {
       fprintf (stderr, "runcell-fcgi: slot table: %s\n", strerror (errno));
       rc_sandbox_host_teardown (&cfg);

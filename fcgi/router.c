@@ -7,7 +7,6 @@
 
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
-#include "fcgi/slots.h"
 
 #include <string.h>
 
@@ -66,7 +65,7 @@ handle_metrics (struct rc_app *app, const struct rc_http_request *req, struct rc
   res->status = 200;
   res->content_type = "text/plain; version=0.0.4";
   rc_buf_reset (&res->body);
-  rc_metrics_render (&res->body, rc_slots_busy (), rc_slots_count (), rc_slots_rejections ());
+  rc_metrics_render (&res->body, rc_slot_table_busy (), rc_slot_table_size ());
 }
 
 static const struct route routes[] = {

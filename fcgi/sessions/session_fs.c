@@ -19,7 +19,7 @@
 #include "fcgi/sessions/session_fs.h"
 #include "common/dirwalk.h"
 #include "common/json_out.h"
-#include "sandbox/syscalls.h"
+#include "sandbox/host/syscalls.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "sandbox/cgroup_internal.h"
+#include "sandbox/cgroup/cgroup_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

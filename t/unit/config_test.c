@@ -79,20 +79,20 @@ test_config (void)
     { "RUN_CONCURRENCY", "4" },     { "RUN_INPUT_MAX", "2m" },   { "RUN_OUTPUT_MAX", "0" },
     { "DEBUG", "" },                { "RUN_UID_BASE", "20000" }, { "RUN_ENV_ALLOW", "FOO, BAR_2" },
     { "ALLOW_SHUTDOWN", "true" },   { "RUN_MEMORY_MAX", "1g" },  { "PORT", "8080" },
-    { "RUN_SANDBOX", "off" },       { "RUN_PRESTART", "on" },    { NULL, NULL },
+    { "RUN_SANDBOX", "off" },       { NULL, NULL },
   };
 
   tap_ok (load (empty, &cfg, msg, sizeof msg) == 0, "defaults load");
   tap_ok (cfg.concurrency == 10 && cfg.input_max == 1048576 && cfg.output_max == 1048576
               && cfg.uid_base == 10001 && !cfg.allow_shutdown && !cfg.debug && cfg.port == 4040
-              && cfg.timeout_default_ms == 30000 && !cfg.prestart,
-          "defaults match the reference (and no pre-started inits)");
+              && cfg.timeout_default_ms == 30000,
+          "defaults match the reference");
   rc_config_free (&cfg);
 
   tap_ok (load (good, &cfg, msg, sizeof msg) == 0, "explicit values load");
   tap_ok (cfg.concurrency == 4 && cfg.input_max == 2u << 20 && cfg.output_max == 0 && cfg.debug
               && cfg.uid_base == 20000 && cfg.allow_shutdown && cfg.memory_max == 1ULL << 30
-              && cfg.port == 8080 && !cfg.sandbox && cfg.prestart,
+              && cfg.port == 8080 && !cfg.sandbox,
           "explicit values are applied");
   tap_ok (cfg.env_allow && cfg.env_allow[0] && strcmp (cfg.env_allow[0], "FOO") == 0
               && cfg.env_allow[1] && strcmp (cfg.env_allow[1], "BAR_2") == 0 && !cfg.env_allow[2],
@@ -108,7 +108,6 @@ test_config (void)
     { "RUN_ENV_ALLOW", "A=B" },   { "ALLOW_SHUTDOWN", "sure" }, { "RUN_MEMORY_MAX", "x" },
     { "PORT", "70000" },          { "RUN_SANDBOX", "sometimes" }, { "RUN_SANDBOX_TMP_SIZE", "big" },
     { "RUN_SANDBOX_MEM_MAX", "-1" }, { "RUN_CGROUP_NAME", "a/b" }, { "RUN_TIMEOUT_MAX", "forever" },
-    { "RUN_PRESTART", "later" },
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     {

@@ -14,7 +14,7 @@
  */
 #include "config.h"
 
-#include "sandbox/seccomp_filter.h"
+#include "sandbox/seccomp/seccomp_filter.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,8 +12,8 @@
  */
 #include "config.h"
 
-#include "sandbox/seccomp_filter.h"
-#include "sandbox/seccomp_rules.h"
+#include "sandbox/seccomp/seccomp_filter.h"
+#include "sandbox/seccomp/seccomp_rules.h"
 
 #include <errno.h>
 #include <linux/audit.h>

@@ -1,4 +1,5 @@
-/* workspace.c - every host-side file operation the sandbox performs.
+/* hostfs.c - the safe host-file layer: every file operation the sandbox
+ * performs on a tree a job could have touched.
  *
  * Hostile-programs §0 #2: host-side file work on a workspace is how judges
  * are escaped most often (a symlink planted where the host later writes,
@@ -7,14 +8,15 @@
  * O_NONBLOCK (a FIFO cannot block us) and checked with fstat before use,
  * and ownership is changed on the open fd, never by name.
  *
- * In the isolated mode the input files are written by the namespace init
+ * In the isolated mode the input files are written by the slot's init
  * into the upper layer of a tmpfs it has just mounted, so nothing the job
  * made exists yet; in the bind mode (sessions) they are written with the
- * slot uid as fsuid.  The skeleton cache lives in the root-only state dir.
+ * slot uid as fsuid.  Skeletons (a template's directories, empty and
+ * writable) are built by each slot's init in its own root (root.c).
  */
 #include "config.h"
 
-#include "sandbox/sandbox_internal.h"
+#include "sandbox/root/root.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -76,7 +78,7 @@ open_parent (int rootfd, const char *path, mode_t dir_mode, uid_t uid, gid_t gid
 }
 
 int
-rc_workspace_write_files (int dirfd, const struct rc_file *files, size_t n, mode_t dir_mode,
+rc_hostfs_write_files (int dirfd, const struct rc_file *files, size_t n, mode_t dir_mode,
                           uid_t uid, gid_t gid, const char **step)
 {
   size_t i;
@@ -159,108 +161,11 @@ walk_opendir (int dirfd, unsigned depth)
  * a copy: directories with their modes, regular files and symlinks. */
 static int mirror_walk (int srcfd, int dstfd, unsigned depth, unsigned *count, bool skeleton);
 
-/* "/a/b_c" -> "_sa_sb__c": injective, so two templates never share a
- * skeleton. */
-static int
-skel_name (const char *template_dir, char *out, size_t size)
-{
-  size_t n = 0;
-  const char *p;
-  for (p = template_dir; *p; p++)
-    {
-      const char *rep = *p == '/' ? "_s" : *p == '_' ? "__" : NULL;
-      size_t len = rep ? 2 : 1;
-      if (n + len + 1 > size)
-        return -1;
-      if (rep)
-        memcpy (out + n, rep, 2);
-      else
-        out[n] = *p;
-      n += len;
-    }
-  out[n] = '\0';
-  return 0;
-}
-
 int
-rc_workspace_skeleton (struct rc_sandbox *sb, const char *template_dir, const char **skel,
-                       rc_err_t *err)
+rc_hostfs_skeleton (int srcfd, int dstfd)
 {
-  char name[NAME_MAX + 1], tmpname[64];
-  cleanup_free char *skel_root = NULL, *final = NULL;
-  cleanup_close int rootfd = -1, srcfd = -1, dstfd = -1;
-  struct rc_skel_entry *grown;
   unsigned count = 0;
-  size_t i;
-
-  /* No template: the workspace starts empty, one shared empty skeleton
-   * ("empty" cannot collide with an encoded path, which starts "_s"). */
-  if (template_dir == NULL)
-    template_dir = "";
-  for (i = 0; i < sb->n_skels; i++)
-    if (strcmp (sb->skels[i].template_dir, template_dir) == 0)
-      {
-        *skel = sb->skels[i].skel_dir;
-        return 0;
-      }
-
-  if (template_dir[0] == '\0')
-    strcpy (name, "empty");
-  else if (template_dir[0] != '/' || skel_name (template_dir, name, sizeof name) < 0)
-    return rc_error_set (err, EINVAL, "sandbox: skeleton errno=%d: template dir '%s'", EINVAL,
-                         template_dir);
-  if (asprintf (&skel_root, "%s/skel", sb->cfg->state_dir) < 0
-      || asprintf (&final, "%s/%s", skel_root, name) < 0)
-    return rc_error_set (err, ENOMEM, "sandbox: skeleton errno=%d", ENOMEM);
-
-  rootfd = open (skel_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (rootfd < 0)
-    return rc_error_sys (err, "sandbox: skeleton errno=%d: open %s", errno, skel_root);
-
-  /* Another worker may have built it already: reuse when present. */
-  if (faccessat (rootfd, name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-    {
-      snprintf (tmpname, sizeof tmpname, ".tmp.%ld", (long)getpid ());
-      (void)rc_workspace_remove_tree (rootfd, tmpname, NULL);
-      if (template_dir[0] != '\0')
-        {
-          srcfd = open (template_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-          if (srcfd < 0)
-            return rc_error_sys (err, "sandbox: skeleton errno=%d: open %s", errno, template_dir);
-        }
-      if (mkdirat (rootfd, tmpname, 0777) < 0
-          || (dstfd = openat (rootfd, tmpname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0
-          || fchmod (dstfd, 0777) < 0 || (srcfd >= 0 && mirror_walk (srcfd, dstfd, 0, &count, true) < 0))
-        {
-          int saved = errno;
-          (void)rc_workspace_remove_tree (rootfd, tmpname, NULL);
-          errno = saved;
-          return rc_error_sys (err, "sandbox: skeleton errno=%d: %s", errno, template_dir);
-        }
-      if (renameat (rootfd, tmpname, rootfd, name) < 0)
-        {
-          int saved = errno;
-          (void)rc_workspace_remove_tree (rootfd, tmpname, NULL);
-          if (saved != EEXIST && saved != ENOTEMPTY)
-            {
-              errno = saved;
-              return rc_error_sys (err, "sandbox: skeleton errno=%d: rename", errno);
-            }
-        }
-    }
-
-  grown = realloc (sb->skels, (sb->n_skels + 1) * sizeof (*grown));
-  if (grown == NULL)
-    return rc_error_set (err, ENOMEM, "sandbox: skeleton errno=%d", ENOMEM);
-  sb->skels = grown;
-  grown[sb->n_skels].template_dir = strdup (template_dir);
-  if (grown[sb->n_skels].template_dir == NULL)
-    return rc_error_set (err, ENOMEM, "sandbox: skeleton errno=%d", ENOMEM);
-  grown[sb->n_skels].skel_dir = final;
-  final = NULL;
-  *skel = grown[sb->n_skels].skel_dir;
-  sb->n_skels++;
-  return 0;
+  return mirror_walk (srcfd, dstfd, 0, &count, true);
 }
 
 static int
@@ -395,7 +300,7 @@ mirror_walk (int srcfd, int dstfd, unsigned depth, unsigned *count, bool skeleto
 }
 
 int
-rc_workspace_copy_tree (const char *src_dir, int dst_dirfd, rc_err_t *err)
+rc_hostfs_copy_tree (const char *src_dir, int dst_dirfd, rc_err_t *err)
 {
   cleanup_close int srcfd = open (src_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   unsigned count = 0;
@@ -445,7 +350,7 @@ remove_walk (int dirfd, unsigned depth)
 }
 
 int
-rc_workspace_remove_tree (int parentfd, const char *name, rc_err_t *err)
+rc_hostfs_remove_tree (int parentfd, const char *name, rc_err_t *err)
 {
   struct stat st;
   int fd;

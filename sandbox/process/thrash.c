@@ -35,7 +35,7 @@
  */
 #include "config.h"
 
-#include "sandbox/sandbox_internal.h"
+#include "sandbox/process/process.h"
 
 #define RC_THRASH_SLACK_MIN (1024 * 1024)
 #define RC_PAGE_BYTES 4096

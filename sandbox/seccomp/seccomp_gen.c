@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "sandbox/seccomp_rules.h"
+#include "sandbox/seccomp/seccomp_rules.h"
 
 #include <seccomp.h>
 #include <stdio.h>

@@ -17,9 +17,9 @@
  */
 #include "config.h"
 
-#include "sandbox/cgroup_internal.h"
+#include "sandbox/cgroup/cgroup_internal.h"
 #include "common/config.h"
-#include "sandbox/syscalls.h"
+#include "sandbox/host/syscalls.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -459,19 +459,6 @@ rc_cg_read_key_fd (int fd, const char *key, uint64_t *value, bool *found, const 
 }
 
 void
-rc_cg_slot_init_fds (struct rc_cgroup_slot *slot)
-{
-  for (size_t i = 0; i < RC_CG_MAX_HIER; i++)
-    slot->procs[i] = slot->dirs[i] = slot->tasks[i] = -1;
-  slot->v1_limit = slot->v1_memsw = slot->v1_max_usage = slot->v1_failcnt = -1;
-  slot->v1_oom = slot->v1_pids_max = slot->v1_cpu_usage = slot->v1_usage = -1;
-  slot->mem_stat = -1;
-  slot->v2_dir = slot->v2_memory_max = slot->v2_pids_max = slot->v2_peak = -1;
-  slot->v2_current = slot->v2_cpu_stat = slot->v2_events = slot->v2_kill = -1;
-  slot->v2_cg_events = -1;
-}
-
-void
 rc_cg_sleep_us (unsigned us)
 {
   struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
@@ -653,52 +640,6 @@ rc_cg_kill_loop (const int *dirs, size_t n, unsigned timeout_ms, rc_err_t *err)
   return ret;
 }
 
-uint64_t
-rc_cg_leftover_shmem (struct rc_cgroup_slot *slot)
-{
-  rc_err_t err = NULL;
-  uint64_t v = 0;
-  bool found;
-
-  /* "shmem N" at the start of a line (v1 also has "total_shmem"). */
-  if (rc_cg_read_key_fd (slot->mem_stat, "shmem", &v, &found, "memory.stat", &err) < 0)
-    {
-      rc_error_free (&err);
-      return 0;
-    }
-  return found ? v : 0;
-}
-
-int
-rc_cg_open_memory_stat (struct rc_cgroup_slot *slot, int dirfd, const char *dir, bool v2,
-                        rc_err_t *err)
-{
-  /* The file-page refault counter, hierarchical: v1 prints the slot's own
-   * counters and then total_* ones over its subtree, v2 is hierarchical
-   * throughout.  Kernels before 5.9 have one counter for anon and file
-   * together, which serves as well without swap (no anon page is ever
-   * evicted, so none can refault). */
-  static const char *const keys_v1[]
-      = { "total_workingset_refault_file", "total_workingset_refault" };
-  static const char *const keys_v2[] = { "workingset_refault_file", "workingset_refault" };
-  const char *const *keys = v2 ? keys_v2 : keys_v1;
-
-  slot->mem_stat = rc_cg_open (dirfd, dir, "memory.stat", O_RDONLY, err);
-  if (slot->mem_stat < 0)
-    return -1;
-  slot->refault_key = NULL;
-  for (size_t i = 0; i < 2 && slot->refault_key == NULL; i++)
-    {
-      uint64_t v;
-      bool found;
-      if (rc_cg_read_key_fd (slot->mem_stat, keys[i], &v, &found, "memory.stat", err) < 0)
-        return -1;
-      if (found)
-        slot->refault_key = keys[i];
-    }
-  return 0;
-}
-
 void
 rc_cg_remove_dir (const char *dir)
 {
@@ -772,7 +713,88 @@ rc_cgroup_total_auto (const char *own_dir, bool v2)
   return total > 2 * reserve ? total - reserve : total / 2;
 }
 
-/* --- public entry points --- */
+int
+rc_cg_write_at (int dirfd, const char *file, const char *value, rc_err_t *err)
+{
+  cleanup_close int fd = rc_cg_open (dirfd, file, file, O_WRONLY, err);
+  if (fd < 0)
+    return -1;
+  return rc_cg_write_fd (fd, value, file, err);
+}
+
+void
+rc_cg_close (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+int
+rc_cg_remove_at (int parentfd, const char *name)
+{
+  cleanup_close int dfd = -1;
+  if (unlinkat (parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+    return 0;
+  if (errno != EBUSY)
+    return -1;
+  dfd = openat (parentfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0)
+    return -1;
+  (void)rc_cg_kill_loop (&dfd, 1, 2000, NULL);
+  /* rmdir can fail with EBUSY for a moment while the last exiting task
+   * is still being unlinked from the cgroup. */
+  for (int i = 0; i < 200; i++)
+    {
+      if (unlinkat (parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+        return 0;
+      if (errno != EBUSY)
+        return -1;
+      rc_cg_sleep_us (1000);
+    }
+  return -1;
+}
+
+/* The file-page refault counter, hierarchical: v1 prints the cgroup's own
+ * counters and then total_* ones over its subtree, v2 is hierarchical
+ * throughout.  Kernels before 5.9 have one counter for anon and file
+ * together, which serves as well without swap (no anon page is ever
+ * evicted, so none can refault). */
+static const char *const refault_keys_v1[] = { "total_workingset_refault_file",
+                                               "total_workingset_refault" };
+static const char *const refault_keys_v2[] = { "workingset_refault_file", "workingset_refault" };
+
+const char *
+rc_cg_refault_key_name (int key, bool v2)
+{
+  if (key < 1 || key > 2)
+    return NULL;
+  return v2 ? refault_keys_v2[key - 1] : refault_keys_v1[key - 1];
+}
+
+int
+rc_cg_find_refault_key (int stat_fd, bool v2)
+{
+  for (int k = 1; k <= 2; k++)
+    {
+      uint64_t v;
+      bool found = false;
+      if (rc_cg_read_key_fd (stat_fd, rc_cg_refault_key_name (k, v2), &v, &found, "memory.stat",
+                             NULL)
+              == 0
+          && found)
+        return k;
+    }
+  return 0;
+}
+
+/* --- public entry points: the backend of the detected mode --- */
+
+static const struct rc_cgroup_ops *
+ops_for (enum rc_cgroup_mode mode)
+{
+  return is_v2 (mode) ? &rc_cgroup_v2_ops : &rc_cgroup_v1_ops;
+}
 
 int
 rc_cgroup_setup_tree (const struct rc_cgroup_tree *tree, rc_err_t *err)
@@ -784,9 +806,7 @@ rc_cgroup_setup_tree (const struct rc_cgroup_tree *tree, rc_err_t *err)
                          tree->name ? tree->name : "(null)");
   if (rc_cgroup_detect_mode (&mode, err) < 0)
     return -1;
-  if (is_v2 (mode))
-    return rc_cg2_setup_tree (tree, err);
-  return rc_cg1_setup_tree (tree, err);
+  return ops_for (mode)->setup_tree (tree, err);
 }
 
 void
@@ -796,10 +816,7 @@ rc_cgroup_teardown_tree (const struct rc_cgroup_tree *tree)
 
   if (!rc_cg_name_ok (tree->name) || rc_cgroup_detect_mode (&mode, NULL) < 0)
     return;
-  if (is_v2 (mode))
-    rc_cg2_teardown_tree (tree);
-  else
-    rc_cg1_teardown_tree (tree);
+  ops_for (mode)->teardown_tree (tree);
 }
 
 int
@@ -808,7 +825,6 @@ rc_cgroup_slot_open (struct rc_cgroup_slot **slotp, const struct rc_cgroup_tree 
 {
   struct rc_cgroup_slot *slot;
   enum rc_cgroup_mode mode;
-  int ret;
 
   if (!rc_cg_name_ok (tree->name))
     return rc_error_set (err, EINVAL, "cgroup: bad subtree name '%s'",
@@ -820,11 +836,24 @@ rc_cgroup_slot_open (struct rc_cgroup_slot **slotp, const struct rc_cgroup_tree 
   slot = calloc (1, sizeof (*slot));
   if (slot == NULL)
     return rc_error_sys (err, "cgroup: calloc");
-  rc_cg_slot_init_fds (slot);
+  for (size_t i = 0; i < RC_CG1_COUNT; i++)
+    slot->dirs[i] = slot->parents[i] = slot->v1_tasks[i] = -1;
+  for (size_t i = 0; i < RC_CG_MAX_STEPS; i++)
+    {
+      struct rc_cg2_leaf *l = &slot->v2_steps[i];
+      l->dir = l->memory_max = l->pids_max = -1;
+      for (int f = 0; f < RC_CG_METER_FDS; f++)
+        l->fd[f] = -1;
+    }
+  slot->v2_slot = slot->v2_init = slot->v2_kill = slot->v2_events = slot->v2_view = -1;
+  slot->v1_limit = slot->v1_memsw = slot->v1_max_usage = slot->v1_failcnt = -1;
+  slot->v1_oom = slot->v1_usage = slot->v1_stat = slot->v1_pids_max = slot->v1_cpu_usage = -1;
+  slot->v1_memsw_max_usage = slot->v1_memsw_failcnt = -1;
+  slot->ops = ops_for (mode);
   slot->mode = mode;
   slot->index = index;
-  ret = is_v2 (mode) ? rc_cg2_slot_open (slot, tree, err) : rc_cg1_slot_open (slot, tree, err);
-  if (ret < 0)
+  slot->pids_max = tree->pids_max;
+  if (slot->ops->slot_open (slot, tree, err) < 0)
     {
       rc_cgroup_slot_close (slot);
       return -1;
@@ -836,139 +865,177 @@ rc_cgroup_slot_open (struct rc_cgroup_slot **slotp, const struct rc_cgroup_tree 
 void
 rc_cgroup_slot_close (struct rc_cgroup_slot *slot)
 {
-  int *fds[] = { &slot->v1_limit,      &slot->v1_memsw,    &slot->v1_max_usage, &slot->v1_failcnt,
-                 &slot->v1_oom,        &slot->v1_pids_max, &slot->v1_cpu_usage, &slot->v2_dir,
-                 &slot->v2_memory_max, &slot->v2_pids_max, &slot->v2_peak,      &slot->v2_current,
-                 &slot->v2_cpu_stat,   &slot->v2_events,   &slot->v2_kill,      &slot->v2_cg_events,
-                 &slot->v1_usage,      &slot->mem_stat };
-
   if (slot == NULL)
     return;
-  for (size_t i = 0; i < RC_CG_MAX_HIER; i++)
+  slot->ops->slot_close (slot);
+  for (size_t i = 0; i < RC_CG1_COUNT; i++)
     {
-      if (slot->procs[i] >= 0)
-        close (slot->procs[i]);
-      if (slot->dirs[i] >= 0)
-        close (slot->dirs[i]);
-      if (slot->tasks[i] >= 0)
-        close (slot->tasks[i]);
+      rc_cg_close (&slot->dirs[i]);
+      rc_cg_close (&slot->parents[i]);
+      rc_cg_close (&slot->v1_tasks[i]);
     }
-  for (size_t i = 0; i < sizeof (fds) / sizeof (fds[0]); i++)
-    if (*fds[i] >= 0)
-      close (*fds[i]);
   free (slot->path);
   free (slot);
 }
 
 int
-rc_cgroup_slot_prepare (struct rc_cgroup_slot *slot, uint64_t memory_bytes, uint64_t pids_max,
-                        rc_err_t *err)
+rc_cgroup_slot_init_fd (const struct rc_cgroup_slot *slot)
 {
-  if (is_v2 (slot->mode))
-    return rc_cg2_prepare (slot, memory_bytes, pids_max, err);
-  return rc_cg1_prepare (slot, memory_bytes, pids_max, err);
+  return slot->v2_init;
 }
 
 int
-rc_cgroup_slot_dirfd (const struct rc_cgroup_slot *slot)
+rc_cgroup_slot_kill_all (struct rc_cgroup_slot *slot, unsigned timeout_ms, rc_err_t *err)
 {
-  return is_v2 (slot->mode) ? slot->v2_dir : -1;
+  return slot->ops->kill_all (slot, timeout_ms, err);
+}
+
+int
+rc_cgroup_slot_is_empty (struct rc_cgroup_slot *slot, bool *empty, rc_err_t *err)
+{
+  return slot->ops->is_empty (slot, empty, err);
 }
 
 size_t
-rc_cgroup_slot_attach_fds (const struct rc_cgroup_slot *slot, int *out, size_t max)
+rc_cgroup_slot_fds (const struct rc_cgroup_slot *slot, int *out, size_t max)
 {
+  const int single[] = { slot->v2_slot,      slot->v2_init,       slot->v2_kill,
+                         slot->v2_events,    slot->v2_view,       slot->v1_limit,
+                         slot->v1_memsw,     slot->v1_max_usage,  slot->v1_failcnt,
+                         slot->v1_oom,       slot->v1_usage,      slot->v1_stat,
+                         slot->v1_pids_max,  slot->v1_cpu_usage,  slot->v1_memsw_max_usage,
+                         slot->v1_memsw_failcnt };
   size_t n = 0;
-  for (size_t i = 0; i < slot->n_procs; i++)
+#define PUT(fd)                                                                                    \
+  do                                                                                               \
+    if ((fd) >= 0 && n < max)                                                                      \
+      out[n++] = (fd);                                                                             \
+  while (0)
+  for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+    PUT (single[i]);
+  for (size_t i = 0; i < RC_CG1_COUNT; i++)
     {
-      if (slot->procs[i] >= 0 && n < max)
-        out[n++] = slot->procs[i];
-      if (slot->dirs[i] >= 0 && n < max)
-        out[n++] = slot->dirs[i];
-      if (slot->tasks[i] >= 0 && n < max)
-        out[n++] = slot->tasks[i];
+      PUT (slot->dirs[i]);
+      PUT (slot->parents[i]);
+      PUT (slot->v1_tasks[i]);
     }
+  for (size_t i = 0; i < RC_CG_MAX_STEPS; i++)
+    {
+      const struct rc_cg2_leaf *l = &slot->v2_steps[i];
+      PUT (l->dir);
+      PUT (l->memory_max);
+      PUT (l->pids_max);
+      for (int f = 0; f < RC_CG_METER_FDS; f++)
+        PUT (l->fd[f]);
+    }
+#undef PUT
   return n;
 }
 
-int
-rc_cgroup_slot_attach (struct rc_cgroup_slot *slot, pid_t pid, rc_err_t *err)
+const char *
+rc_cgroup_slot_path (const struct rc_cgroup_slot *slot)
 {
-  char buf[24];
+  return slot->path;
+}
 
-  if (pid == 0 && !is_v2 (slot->mode))
-    {
-      /* The caller moves itself (the namespace init, single-threaded,
-       * right after the clone).  Writing "0" to a v1 `tasks` file moves
-       * only the current thread, and for that the kernel skips the global
-       * threadgroup rwsem (cgroup_procs_write_start: no pid, no
-       * threadgroup), whose write side waits for an RCU grace period each
-       * time it leaves its fast path: 5-9 ms per job here, against about
-       * 0.15 ms per hierarchy this way (docs/sandbox.md, "Changes made for speed").  A
-       * single-threaded process is its only thread, so the result is the
-       * same as a cgroup.procs write.  Pass err NULL after a clone: nothing is
-       * then allocated, errno says what failed. */
-      for (size_t i = 0; i < slot->n_procs; i++)
-        {
-          /* A missing fd fails here too: pwrite sets EBADF. */
-          ssize_t n = pwrite (slot->tasks[i], "0", 1, 0);
-          if (n != 1)
-            {
-              if (n >= 0)
-                errno = EIO;
-              return rc_error_sys (err, "cgroup: slot%u: join tasks", slot->index);
-            }
-        }
-      return 0;
-    }
-  snprintf (buf, sizeof (buf), "%d", (int)pid);
-  /* v1: every hierarchy, memory first so the process is charged to the
-   * slot before anything else can fail. */
-  for (size_t i = 0; i < slot->n_procs; i++)
-    if (slot->procs[i] >= 0 && rc_cg_write_fd (slot->procs[i], buf, "cgroup.procs", err) < 0)
-      return rc_error_wrap (err, "slot%u", slot->index);
+int
+rc_cgroup_slot_enter (struct rc_cgroup_slot *slot, rc_err_t *err)
+{
+  return slot->ops->slot_enter (slot, err);
+}
+
+int
+rc_cgroup_slot_view_setup (struct rc_cgroup_slot *slot, const char *hidden_dir, rc_err_t *err)
+{
+  return slot->ops->view_setup (slot, hidden_dir, err);
+}
+
+int
+rc_cgroup_step_prepare (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_bytes,
+                        uint64_t pids, struct rc_cgroup_meter *meter, int *clone_fd, bool *unmet,
+                        rc_err_t *err)
+{
+  *unmet = false;
+  *clone_fd = -1;
+  if (step >= RC_CG_MAX_STEPS)
+    return rc_error_set (err, EINVAL, "cgroup: step %u of at most %d", step, RC_CG_MAX_STEPS);
+  return slot->ops->step_prepare (slot, step, memory_bytes, pids, meter, clone_fd, unmet, err);
+}
+
+int
+rc_cgroup_step_view (struct rc_cgroup_slot *slot, unsigned step, const char *target,
+                     const char *mask_file, rc_err_t *err)
+{
+  return slot->ops->step_view (slot, step, target, mask_file, err);
+}
+
+int
+rc_cgroup_job_clear (struct rc_cgroup_slot *slot, bool *renewed, rc_err_t *err)
+{
+  *renewed = false;
+  return slot->ops->job_clear (slot, renewed, err);
+}
+
+/* --- the meter --- */
+
+void
+rc_cgroup_meter_init (struct rc_cgroup_meter *m)
+{
+  memset (m, 0, sizeof *m);
+  for (int i = 0; i < RC_CG_METER_FDS; i++)
+    m->fd[i] = -1;
+}
+
+void
+rc_cgroup_meter_close (struct rc_cgroup_meter *m)
+{
+  for (int i = 0; i < RC_CG_METER_FDS; i++)
+    rc_cg_close (&m->fd[i]);
+}
+
+static const struct rc_cgroup_ops *
+meter_ops (const struct rc_cgroup_meter *m)
+{
+  return m->v2 ? &rc_cgroup_v2_ops : &rc_cgroup_v1_ops;
+}
+
+int
+rc_cgroup_meter_cpu_us (const struct rc_cgroup_meter *m, uint64_t *usage_us, rc_err_t *err)
+{
+  return meter_ops (m)->cpu_us (m, usage_us, err);
+}
+
+int
+rc_cgroup_meter_oom_kills (const struct rc_cgroup_meter *m, uint64_t *count, rc_err_t *err)
+{
+  return meter_ops (m)->oom_kills (m, count, err);
+}
+
+int
+rc_cgroup_meter_peak (const struct rc_cgroup_meter *m, uint64_t *bytes, rc_err_t *err)
+{
+  uint64_t peak;
+  if (rc_cg_read_u64_fd (m->fd[RC_CG_FD_PEAK], &peak, "memory peak", err) < 0)
+    return -1;
+  /* v1: what was charged before the step (pages an earlier step left in
+   * /tmp) is not the step's. */
+  *bytes = peak > m->base_bytes ? peak - m->base_bytes : 0;
   return 0;
 }
 
 int
-rc_cgroup_slot_cpu_usage_us (struct rc_cgroup_slot *slot, uint64_t *usage_us, rc_err_t *err)
+rc_cgroup_meter_sample (const struct rc_cgroup_meter *m, struct rc_memory_sample *s,
+                        rc_err_t *err)
 {
-  if (is_v2 (slot->mode))
-    return rc_cg2_cpu_usage_us (slot, usage_us, err);
-  return rc_cg1_cpu_usage_us (slot, usage_us, err);
-}
-
-int
-rc_cgroup_slot_memory_peak (struct rc_cgroup_slot *slot, uint64_t *bytes, rc_err_t *err)
-{
-  if (is_v2 (slot->mode))
-    return rc_cg2_memory_peak (slot, bytes, err);
-  return rc_cg1_memory_peak (slot, bytes, err);
-}
-
-int
-rc_cgroup_slot_oom_kills (struct rc_cgroup_slot *slot, uint64_t *count, rc_err_t *err)
-{
-  if (is_v2 (slot->mode))
-    return rc_cg2_oom_kills (slot, count, err);
-  return rc_cg1_oom_kills (slot, count, err);
-}
-
-int
-rc_cgroup_slot_memory_sample (struct rc_cgroup_slot *slot, struct rc_memory_sample *s,
-                              rc_err_t *err)
-{
+  const char *key = rc_cg_refault_key_name (m->refault_key, m->v2);
   bool found = false;
 
-  s->limit = slot->limit_bytes;
+  s->limit = m->limit_bytes;
   s->refaults = 0;
-  if (rc_cg_read_u64_fd (is_v2 (slot->mode) ? slot->v2_current : slot->v1_usage, &s->usage,
-                         "memory usage", err)
-      < 0)
+  if (rc_cg_read_u64_fd (m->fd[RC_CG_FD_CURRENT], &s->usage, "memory usage", err) < 0)
     return -1;
-  if (slot->refault_key != NULL
-      && rc_cg_read_key_fd (slot->mem_stat, slot->refault_key, &s->refaults, &found, "memory.stat",
-                            err)
+  if (key != NULL
+      && rc_cg_read_key_fd (m->fd[RC_CG_FD_STAT], key, &s->refaults, &found, "memory.stat", err)
              < 0)
     return -1;
   s->has_refaults = found;
@@ -976,106 +1043,9 @@ rc_cgroup_slot_memory_sample (struct rc_cgroup_slot *slot, struct rc_memory_samp
 }
 
 int
-rc_cgroup_slot_kill_all (struct rc_cgroup_slot *slot, unsigned timeout_ms, rc_err_t *err)
+rc_cgroup_meter_kill (const struct rc_cgroup_meter *m)
 {
-  if (is_v2 (slot->mode))
-    return rc_cg2_kill_all (slot, timeout_ms, err);
-  /* v1 has no cgroup.kill; the freezer would make this atomic but is one
-   * more hierarchy to manage, and pids.max bounds how long a fork bomb can
-   * keep the loop busy. */
-  if (rc_cg_kill_loop (slot->dirs, slot->n_procs, timeout_ms, err) < 0)
-    return rc_error_wrap (err, "slot%u", slot->index);
-  return 0;
-}
-
-int
-rc_cgroup_slot_is_empty (struct rc_cgroup_slot *slot, bool *empty, rc_err_t *err)
-{
-  if (is_v2 (slot->mode))
-    return rc_cg2_is_empty (slot, empty, err);
-  return rc_cg_procs_empty (slot->dirs, slot->n_procs, empty, err);
-}
-
-/* Whether pid is a namespace init between jobs: root, pid 1 of a pid
- * namespace of its own, without a child.  No job process can look so: a
- * job runs as its slot's uid, never root, and cannot make a pid
- * namespace (no capability, and seccomp refuses user namespaces). */
-static bool
-is_idle_init (pid_t pid)
-{
-  char path[64], buf[2048], *uid, *nspid, *end;
-  ssize_t k;
-  int fd;
-
-  snprintf (path, sizeof path, "/proc/%ld/status", (long)pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  k = read (fd, buf, sizeof buf - 1);
-  close (fd);
-  if (k <= 0)
-    return false;
-  buf[k] = '\0';
-  uid = strstr (buf, "\nUid:\t");
-  nspid = strstr (buf, "\nNSpid:\t");
-  if (uid == NULL || nspid == NULL || strtol (uid + 6, NULL, 10) != 0)
-    return false;
-  end = strchr (nspid + 1, '\n');
-  if (end)
-    *end = '\0';
-  /* Two pids at least (the host's, then the namespace's), the last 1. */
-  end = strrchr (nspid, '\t');
-  if (end == NULL || end == nspid + 7 || strcmp (end, "\t1") != 0)
-    return false;
-  snprintf (path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  k = read (fd, buf, sizeof buf);
-  close (fd);
-  return k == 0;
-}
-
-int
-rc_cgroup_slot_holds_only_inits (struct rc_cgroup_slot *slot, pid_t known, bool *only,
-                                 rc_err_t *err)
-{
-  char want[24], buf[64];
-  bool others = false;
-
-  snprintf (want, sizeof want, "%ld\n", (long)known);
-  *only = true;
-  for (size_t i = 0; i < slot->n_procs; i++)
-    {
-      cleanup_close int fd = -1;
-      if (slot->dirs[i] < 0)
-        continue;
-      fd = open_procs (slot->dirs[i], err);
-      /* The common case, a slot holding its worker's own resident init
-       * (or nothing), is decided from these few bytes. */
-      if (fd < 0 || rc_cg_read_fd (fd, buf, sizeof (buf), "cgroup.procs", err) < 0)
-        return -1;
-      if (buf[0] != '\0' && (known <= 0 || strcmp (buf, want) != 0))
-        others = true;
-    }
-  if (others)
-    {
-      struct pid_list now = { 0 };
-      if (collect_pids (slot->dirs, slot->n_procs, &now, err) < 0)
-        {
-          free (now.pids);
-          return -1;
-        }
-      for (size_t i = 0; i < now.n && *only; i++)
-        if (now.pids[i] != known && !is_idle_init (now.pids[i]))
-          *only = false;
-      free (now.pids);
-    }
-  return 0;
-}
-
-const char *
-rc_cgroup_slot_path (const struct rc_cgroup_slot *slot)
-{
-  return slot->path;
+  if (m->fd[RC_CG_FD_KILL] < 0)
+    return 0;
+  return pwrite (m->fd[RC_CG_FD_KILL], "1", 1, 0) == 1 ? 0 : -1;
 }

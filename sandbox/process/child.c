@@ -1,14 +1,21 @@
-/* child.c - helpers for the code between fork and exec (both modes).
+/* child.c - the first process of a step, between its clone and its
+ * exec, and the helpers it (and the development fallback) use.
  *
  * Everything here is async-signal-safe: no malloc, no stdio, no locks.  A
  * failure is written as "sandbox: <step> errno=N" to the error pipe and the
- * child _exit()s; it never returns to the caller's code.
+ * child _exit()s; it never returns to the caller's code.  The child runs on
+ * its parent's memory (the init clones it CLONE_VM | CLONE_VFORK) until it
+ * execs: it writes nothing there but errno, which its suspended parent
+ * does not read meanwhile.
  */
 #include "config.h"
 
-#include "sandbox/sandbox_internal.h"
+#include "sandbox/host/syscalls.h"
+#include "sandbox/process/process.h"
 
-#include "sandbox/syscalls.h"
+#include <sched.h>
+#include <signal.h>
+#include <grp.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +25,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -260,4 +268,84 @@ rc_child_exec (const char *const *argv, const char *const *envp)
     }
   rc_child_exec_failed (file,
                         denied && (e == ENOENT || e == ENOTDIR || e == ENAMETOOLONG) ? EACCES : e);
+}
+
+/* The job's first process: what a fresh process of the job would be
+ * (issue 29): its own session, stdio, rlimits, an empty signal mask (the
+ * init's SIGCHLD was blocked; every disposition is the default already,
+ * the init reset them all), oom_score_adj 1000 (under memory pressure the
+ * job goes first, its init never: -1000), then the slot uid without
+ * capabilities, no_new_privs, only fds 0-2, cwd /sandbox, seccomp, exec. */
+int
+rc_child_main (void *p)
+{
+  const struct rc_child_ctx *c = p;
+  uid_t ru, eu, su;
+  gid_t rg, eg, sg;
+  sigset_t none;
+  int errfd, r, fd;
+
+  errfd = fcntl (c->errpipe, F_DUPFD_CLOEXEC, 3);
+  if (errfd < 0)
+    rc_child_fail (c->errpipe, "error pipe", errno);
+  /* No controlling tty, own session: a TIOCSTI on an inherited terminal
+   * would need one, and kill(-pgid) from the job cannot reach the init. */
+  if (setsid () < 0)
+    rc_child_fail (errfd, "setsid", errno);
+  /* v2: born in its step's leaf, where its cgroup namespace is rooted, so
+   * /proc/self/cgroup says "/" as the view at /sys/fs/cgroup does. */
+  if (c->new_cgroupns && unshare (CLONE_NEWCGROUP) < 0)
+    rc_child_fail (errfd, "unshare cgroup namespace", errno);
+  if (rc_child_setup_stdio (c->in, c->out, c->err) < 0)
+    rc_child_fail (errfd, "stdio", errno);
+  if (rc_child_set_rlimits (&c->step->limits) < 0)
+    rc_child_fail (errfd, "rlimits", errno);
+  fd = open ("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || write (fd, "1000", 4) != 4)
+    rc_child_fail (errfd, "oom_score_adj", errno);
+  close (fd);
+  sigemptyset (&none);
+  if (sigprocmask (SIG_SETMASK, &none, NULL) < 0)
+    rc_child_fail (errfd, "signal mask", errno);
+  if (rc_child_lock_caps (c->cap_last) < 0)
+    rc_child_fail (errfd, "capability bounding set", errno);
+  /* setgroups first: root's supplementary groups (disk, adm) must not
+   * survive the uid change. */
+  if (setgroups (0, NULL) < 0)
+    rc_child_fail (errfd, "setgroups", errno);
+  if (setresgid (c->gid, c->gid, c->gid) < 0)
+    rc_child_fail (errfd, "setresgid", errno);
+  if (setresuid (c->uid, c->uid, c->uid) < 0)
+    rc_child_fail (errfd, "setresuid", errno);
+  if (getresuid (&ru, &eu, &su) < 0 || getresgid (&rg, &eg, &sg) < 0 || ru == 0 || eu == 0
+      || su == 0 || rg == 0 || eg == 0 || sg == 0 || getgroups (0, NULL) != 0)
+    rc_child_fail (errfd, "verify uid", EPERM);
+  /* The uid change reset the mm's dumpable flag to fs.suid_dumpable, and
+   * this mm is still the init's: non-dumpable again, so no process of the
+   * slot uid can open /proc/<pid>/mem on it before the exec (`runcell
+   * --check-host` refuses suid_dumpable 1, where a microsecond between
+   * setresuid and this call would remain).  The exec gives the program a
+   * fresh mm, dumpable as usual. */
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    rc_child_fail (errfd, "dumpable", errno);
+  if (rc_child_clear_caps () < 0)
+    rc_child_fail (errfd, "clear capabilities", errno);
+  /* The init works with umask 0 (its modes are explicit); the program gets
+   * the usual 022. */
+  umask (022);
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    rc_child_fail (errfd, "no_new_privs", errno);
+  /* Only 0-2 may reach the program; errfd is CLOEXEC and goes at exec. */
+  if (rc_close_range (3, (unsigned)errfd - 1, 0) < 0
+      || rc_close_range ((unsigned)errfd + 1, ~0U, 0) < 0)
+    rc_child_fail (errfd, "close_range", errno);
+  if (chdir ("/sandbox") < 0)
+    rc_child_fail (errfd, "chdir /sandbox", errno);
+  if (c->seccomp)
+    {
+      r = rc_seccomp_load (c->seccomp);
+      if (r < 0)
+        rc_child_fail (errfd, "seccomp", -r);
+    }
+  rc_child_exec (c->step->argv, c->envp);
 }

@@ -9,7 +9,7 @@
  */
 #include "config.h"
 
-#include "sandbox/syscalls.h"
+#include "sandbox/host/syscalls.h"
 
 #include <errno.h>
 

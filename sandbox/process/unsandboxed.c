@@ -15,8 +15,10 @@
  */
 #include "config.h"
 
+#include "sandbox/host/syscalls.h"
+#include "sandbox/process/process.h"
+#include "sandbox/root/root.h"
 #include "sandbox/sandbox_internal.h"
-#include "sandbox/syscalls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -264,7 +266,7 @@ plain_session (const struct rc_job_spec *spec, struct rc_job_result *res, rc_err
   if (k <= 0)
     return rc_error_sys (err, "sandbox: session dir errno=%d", errno);
   cwd[k] = '\0';
-  if (rc_workspace_write_files (spec->bind_dirfd, spec->files, spec->n_files, 0755, (uid_t)-1,
+  if (rc_hostfs_write_files (spec->bind_dirfd, spec->files, spec->n_files, 0755, (uid_t)-1,
                                 (gid_t)-1, &step)
       < 0)
     return rc_error_sys (err, "sandbox: %s errno=%d", step, errno);
@@ -299,9 +301,9 @@ rc_unsandboxed_run (struct rc_sandbox *sb, const struct rc_job_spec *spec,
       rc_error_sys (err, "sandbox: open workspace errno=%d", errno);
       goto out;
     }
-  if (spec->template_dir && rc_workspace_copy_tree (spec->template_dir, dirfd, err) < 0)
+  if (spec->template_dir && rc_hostfs_copy_tree (spec->template_dir, dirfd, err) < 0)
     goto out;
-  if (rc_workspace_write_files (dirfd, spec->files, spec->n_files, 0755, (uid_t)-1, (gid_t)-1,
+  if (rc_hostfs_write_files (dirfd, spec->files, spec->n_files, 0755, (uid_t)-1, (gid_t)-1,
                                 &step)
       < 0)
     {
@@ -316,7 +318,7 @@ out:
   if (tmpfd >= 0)
     {
       rc_err_t e2 = NULL;
-      (void)rc_workspace_remove_tree (tmpfd, dir + 5, &e2);
+      (void)rc_hostfs_remove_tree (tmpfd, dir + 5, &e2);
       rc_error_free (&e2);
     }
   if (ret < 0)

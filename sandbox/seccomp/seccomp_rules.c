@@ -63,7 +63,7 @@
  */
 #include "config.h"
 
-#include "sandbox/seccomp_rules.h"
+#include "sandbox/seccomp/seccomp_rules.h"
 
 #include <errno.h>
 #include <linux/audit.h>

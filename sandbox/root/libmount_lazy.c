@@ -21,7 +21,7 @@
  */
 #include "config.h"
 
-#include "sandbox/libmount_lazy.h"
+#include "sandbox/root/libmount_lazy.h"
 
 #include <dlfcn.h>
 #include <errno.h>

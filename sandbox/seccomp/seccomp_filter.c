@@ -7,8 +7,8 @@
  */
 #include "config.h"
 
-#include "sandbox/seccomp_filter.h"
-#include "sandbox/seccomp_program.h"
+#include "sandbox/seccomp/seccomp_filter.h"
+#include "sandbox/seccomp/seccomp_program.h"
 
 #include <errno.h>
 #include <linux/seccomp.h>

@@ -91,11 +91,6 @@ rc_session_ws_chown_tree (int rootfd, uid_t uid, gid_t gid, unsigned max_depth)
   return ret;
 }
 
-uid_t
-rc_slot_uid (const struct rc_config *cfg, int slot)
-{
-  return (uid_t)(cfg->uid_base + (unsigned)slot);
-}
 
 void
 rc_host_restrict_unix_socket (const char *path)

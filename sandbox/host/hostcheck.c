@@ -9,8 +9,8 @@
  */
 #include "config.h"
 
+#include "sandbox/host/syscalls.h"
 #include "sandbox/sandbox_internal.h"
-#include "sandbox/syscalls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,8 +112,9 @@ check_kernel (struct check_state *s)
       report (s, 2, "kernel", "cannot read the version");
       return;
     }
-  /* 5.12: mount_setattr; 5.7: clone3 with CLONE_INTO_CGROUP. */
-  report (s, major > 5 || (major == 5 && minor >= 12) ? 0 : 1, "kernel", "%s (want >= 5.12)",
+  /* The oldest kernel runcell supports, Debian 12's: one code path on
+   * every supported kernel (docs/design.md, "One init engine"). */
+  report (s, major > 6 || (major == 6 && minor >= 1) ? 0 : 2, "kernel", "%s (need >= 6.1)",
           u.release);
 }
 
@@ -158,30 +159,24 @@ check_syscalls (struct check_state *s)
   struct rc_clone_args args = { 0 };
   int r;
 
+  /* Each is required: there is one code path, no fallback. */
   r = rc_mount_setattr (-1, "", 0, &attr);
-  report (s, r < 0 && errno == ENOSYS ? 1 : 0, "mount_setattr",
-          r < 0 && errno == ENOSYS ? "missing (falls back to remounting each mount)" : "present");
+  report (s, r < 0 && errno == ENOSYS ? 2 : 0, "mount_setattr", "%s",
+          r < 0 && errno == ENOSYS ? "missing" : "present");
   /* An invalid exit signal makes an implemented clone3 fail with EINVAL
    * before anything is created. */
   args.exit_signal = 0xffff;
   r = rc_clone3 (&args);
   if (r == 0)
     _exit (0); /* cannot happen; never run our code twice */
-  report (s, r < 0 && errno == ENOSYS ? 1 : 0, "clone3",
-          r < 0 && errno == ENOSYS ? "missing (falls back to clone + cgroup attach)" : "present");
+  report (s, r < 0 && errno == ENOSYS ? 2 : 0, "clone3", "%s",
+          r < 0 && errno == ENOSYS ? "missing" : "present");
   r = rc_close_range (~0U, 0, 0);
-  report (s, r < 0 && errno == ENOSYS ? 1 : 0, "close_range",
-          r < 0 && errno == ENOSYS ? "missing (falls back to a close loop)" : "present");
+  report (s, r < 0 && errno == ENOSYS ? 2 : 0, "close_range", "%s",
+          r < 0 && errno == ENOSYS ? "missing" : "present");
   r = rc_pidfd_open (-1, 0);
-  report (s, r < 0 && errno == ENOSYS ? 1 : 0, "pidfd_open",
-          r < 0 && errno == ENOSYS ? "missing (unsandboxed mode polls)" : "present");
-  r = rc_root_template_probe ();
-  if (r == 0)
-    report (s, 0, "job root template", "detached mount trees mount and clone");
-  else
-    report (s, 1, "job root template",
-            "unavailable (%s; Linux >= 6.15 needed): each job builds its root with mount(2)",
-            strerror (errno));
+  report (s, r < 0 && errno == ENOSYS ? 2 : 0, "pidfd_open", "%s",
+          r < 0 && errno == ENOSYS ? "missing" : "present");
 }
 
 static void
@@ -224,10 +219,10 @@ check_userns (struct check_state *s)
                           : "");
 }
 
-/* The user child shares the init's memory (vfork) until it execs; its
+/* A step's first process shares the init's memory until it execs; its
  * uid change resets that memory's dumpable flag to fs.suid_dumpable, and
  * with 1 a process of the slot uid could open /proc/<pid>/mem on it in the
- * microsecond before the child makes it non-dumpable again (spawn.c).
+ * microsecond before the child makes it non-dumpable again (child.c).
  * 0 and 2 never let the slot uid in: 1 is refused. */
 static void
 check_ptrace (struct check_state *s)
