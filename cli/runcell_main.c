@@ -410,6 +410,8 @@ cmd_exec (int argc, char **argv)
         goto fail;
       times[i] = rc_now_us () - t;
       rc_sandbox_end_claims (sb, false);
+      for (size_t k = 0; k < res.n_steps; k++)
+        rc_step_result_explain (&res.steps[k], &job.spec.steps[k].limits);
       if (got_signal)
         {
           fprintf (stderr, "runcell: interrupted by signal %d after %llu jobs\n", (int)got_signal,

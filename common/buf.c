@@ -123,3 +123,17 @@ const struct rc_limit_field rc_limit_fields[] = {
   { "outputKb", "RUN_MAX_OUTPUT_KB", offsetof (struct rc_limits, output_bytes), 1024 },
 };
 const size_t rc_n_limit_fields = sizeof rc_limit_fields / sizeof rc_limit_fields[0];
+
+void
+rc_step_result_explain (struct rc_step_result *r, const struct rc_limits *limits)
+{
+  if (r->outcome != RC_OUTCOME_MEMORY)
+    return;
+  rc_buf_printf (&r->err, "runner: killed: memory limit (%llum) exceeded\n",
+                 (unsigned long long)(limits->memory_bytes / (1024 * 1024)));
+  if (r->thrashed)
+    rc_buf_printf (&r->err,
+                   "runner: it thrashed at the limit: its own pages were read back at %llu MiB/s"
+                   " for %u s\n",
+                   (unsigned long long)(r->thrash_rate / (1024 * 1024)), RC_THRASH_SPAN_MS / 1000);
+}

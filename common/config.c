@@ -306,6 +306,60 @@ load_ceilings (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
   return 0;
 }
 
+/* The environment every job starts from, fixed at start (nothing is read
+ * from the service's environment per request): a PATH of the system's own
+ * directories (the service's would name directories of the host the job
+ * cannot see, /root/.cargo/bin and the like; a manifest's env may set
+ * another), the service's LANG (C.UTF-8 when unset), LC_ALL and TZ when
+ * set, and the RUN_ENV_ALLOW keys the service has. */
+static int
+load_job_env (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
+{
+  static const char *const copied[] = { "LC_ALL", "TZ" };
+  const char *lang = get ("LANG", ud);
+  size_t n = 0;
+  char *kv = NULL;
+
+  if (strv_push (&cfg->job_env, &n, "PATH=" RC_JOB_PATH, strlen ("PATH=" RC_JOB_PATH)) < 0)
+    goto nomem;
+  if (asprintf (&kv, "LANG=%s", lang && *lang ? lang : "C.UTF-8") < 0)
+    goto nomem;
+  if (strv_push (&cfg->job_env, &n, kv, strlen (kv)) < 0)
+    goto nomem;
+  free (kv);
+  kv = NULL;
+  for (size_t i = 0; i < sizeof copied / sizeof copied[0]; i++)
+    {
+      const char *v = get (copied[i], ud);
+      if (v == NULL || asprintf (&kv, "%s=%s", copied[i], v) < 0)
+        continue;
+      if (strv_push (&cfg->job_env, &n, kv, strlen (kv)) < 0)
+        goto nomem;
+      free (kv);
+      kv = NULL;
+    }
+  for (char **k = cfg->env_allow; k && *k; k++)
+    {
+      const char *v = get (*k, ud);
+      bool dup = strcmp (*k, "HOME") == 0;
+      for (size_t i = 0; i < n && !dup; i++)
+        dup = strncmp (cfg->job_env[i], *k, strlen (*k)) == 0
+              && cfg->job_env[i][strlen (*k)] == '=';
+      if (v == NULL || dup)
+        continue;
+      if (asprintf (&kv, "%s=%s", *k, v) < 0)
+        goto nomem;
+      if (strv_push (&cfg->job_env, &n, kv, strlen (kv)) < 0)
+        goto nomem;
+      free (kv);
+      kv = NULL;
+    }
+  return 0;
+nomem:
+  free (kv);
+  return rc_error_set (err, ENOMEM, "job environment");
+}
+
 int
 rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err)
 {
@@ -357,7 +411,8 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   if (rc_config_env_u64 (get, ud, "RUN_UID_BASE", 1000, 4000000000ULL, &n, err) < 0)
     goto fail;
   cfg->uid_base = (unsigned) n;
-  if (load_env_allow (get, ud, &cfg->env_allow, err) < 0)
+  if (load_env_allow (get, ud, &cfg->env_allow, err) < 0
+      || load_job_env (get, ud, cfg, err) < 0)
     goto fail;
   if (rc_config_env_size (get, ud, "RUN_MEMORY_MAX", 0, &cfg->memory_max, err) < 0)
     goto fail;
@@ -435,6 +490,7 @@ void
 rc_config_free (struct rc_config *cfg)
 {
   rc_strv_free (cfg->env_allow);
+  rc_strv_free (cfg->job_env);
   free (cfg->langs_dir);
   free (cfg->listen);
   free (cfg->state_dir);

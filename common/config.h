@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The PATH every job starts with (a manifest's env may set another). */
+#define RC_JOB_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 struct rc_config
 {
   unsigned concurrency;     /* RUN_CONCURRENCY (10): job slots */
@@ -21,6 +24,8 @@ struct rc_config
   bool debug;               /* DEBUG (false; empty value = true) */
   unsigned uid_base;        /* RUN_UID_BASE (10001) */
   char **env_allow;         /* RUN_ENV_ALLOW: extra keys, NULL-terminated */
+  char **job_env;           /* every job's environment before its language's: PATH,
+                             * LANG, LC_ALL, TZ, the RUN_ENV_ALLOW values at start */
   uint64_t memory_max;      /* RUN_MEMORY_MAX (0): RLIMIT_AS bytes */
   uint64_t sandbox_tmp_size;/* RUN_SANDBOX_TMP_SIZE (0 = per-language default) */
   uint64_t sandbox_mem_max; /* RUN_SANDBOX_MEM_MAX (0 = per-language default) */

@@ -160,5 +160,12 @@ struct rc_job_result
   uint64_t setup_us; /* time from start to the first exec, for metrics/bench */
 };
 void rc_job_result_free (struct rc_job_result *res);
+/* The line a program's stderr gets when a limit of the sandbox ended it
+ * ("runner: killed: memory limit (64m) exceeded", and why when it
+ * thrashed), the same from every front end; appended to r->err. */
+void rc_step_result_explain (struct rc_step_result *r, const struct rc_limits *limits);
+/* How long the thrash watch lets a step re-read its pages at its limit
+ * before it ends it (sandbox/process/thrash.c). */
+#define RC_THRASH_SPAN_MS 2000
 
 #endif

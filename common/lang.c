@@ -694,42 +694,16 @@ rc_lang_table_free (struct rc_lang_table *t)
   t->n = 0;
 }
 
-static bool
-env_key_is (const char *kv, const char *key)
-{
-  size_t n = strlen (key);
-  return strncmp (kv, key, n) == 0 && kv[n] == '=';
-}
-
 char **
 rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang)
 {
-  static const char *const base[] = { "PATH", "LANG", "LC_ALL", "TZ" };
   char **env = calloc (1, sizeof (char *));
   size_t i;
   if (env == NULL)
     return NULL;
-  for (i = 0; i < sizeof base / sizeof base[0]; i++)
-    {
-      const char *v = getenv (base[i]);
-      char *kv = NULL;
-      if (v == NULL && strcmp (base[i], "PATH") == 0)
-        v = "/usr/local/bin:/usr/bin:/bin";
-      if (v != NULL && (asprintf (&kv, "%s=%s", base[i], v) < 0 || strv_push_owned (&env, kv) < 0))
-        goto fail;
-    }
-  for (char **k = cfg->env_allow; k && *k; k++)
-    {
-      const char *v = getenv (*k);
-      char *kv = NULL;
-      bool dup = strcmp (*k, "HOME") == 0;
-      for (i = 0; env[i] && !dup; i++)
-        dup = env_key_is (env[i], *k);
-      if (v == NULL || dup)
-        continue;
-      if (asprintf (&kv, "%s=%s", *k, v) < 0 || strv_push_owned (&env, kv) < 0)
-        goto fail;
-    }
+  for (char **kv = cfg->job_env; kv && *kv; kv++)
+    if (strv_push_owned (&env, strdup (*kv)) < 0)
+      goto fail;
   for (char **kv = lang ? lang->env : NULL; kv && *kv; kv++)
     {
       /* A language's own variables (GOCACHE, ...) override the service's. */

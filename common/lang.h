@@ -88,9 +88,8 @@ const struct rc_lang *rc_lang_find (const struct rc_lang_table *t, const char *s
 void rc_lang_table_free (struct rc_lang_table *t);
 void rc_lang_free (struct rc_lang *lang);
 
-/* Builds the job environment: PATH, LANG, LC_ALL, TZ and the RUN_ENV_ALLOW
- * keys taken from the service environment, the language's env, then
- * HOME=/sandbox.  Returns a NULL-terminated array the caller frees with
+/* Builds the job environment: cfg->job_env (fixed at start), the
+ * language's env, then HOME=/sandbox.  Returns a NULL-terminated array the caller frees with
  * rc_strv_free. */
 char **rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang);
 void rc_strv_free (char **v);

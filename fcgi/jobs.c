@@ -72,6 +72,7 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
       res->log_setup_us = result->setup_us;
       for (size_t i = 0; i < result->n_steps; i++)
         {
+          rc_step_result_explain (&result->steps[i], &spec->steps[i].limits);
           if (result->steps[i].outcome == RC_OUTCOME_MEMORY)
             rc_metrics_count_oom ();
           if (rc_outcome_limit (result->steps[i].outcome))

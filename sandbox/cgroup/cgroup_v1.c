@@ -52,6 +52,9 @@
  * a new memory cgroup: a few pages of the init's and the per-CPU charge
  * caches (the kernel pre-charges pages in batches of 64 per CPU). */
 #define RC_CG1_LEFTOVER (4ull << 20)
+/* What is charged at a step's start without being anything of the job's
+ * (the per-CPU caches, the init's pages). */
+#define RC_CG1_NOISE (1ull << 20)
 
 static const char *const ctl_names[RC_CG1_COUNT] = {
   [RC_CG1_MEMORY] = "memory",
@@ -424,13 +427,15 @@ v1_step_prepare (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_byt
   (void)step;
   *clone_fd = -1;
   rc_cgroup_meter_init (meter);
-  /* What is charged now (an earlier step's /tmp, the init's few pages) is
-   * not the step's: its limit comes on top, its peak is measured from
-   * there. */
+  /* What is charged now (an earlier step's /tmp, a few pages of the
+   * job before, the per-CPU charge caches) is not the step's: its peak is
+   * measured from there, and when it is more than noise (an earlier step's
+   * files) its limit comes on top of it.  Noise is left in the limit, so
+   * the job reads the limit it asked for. */
   if (rc_cg_read_u64_fd (slot->v1_usage, &base, "memory.usage_in_bytes", err) < 0)
     goto fail;
   if (memory_bytes != 0)
-    limit = memory_bytes + base;
+    limit = memory_bytes + (base > RC_CG1_NOISE ? base : 0);
   if (set_memory_limit (slot, limit, err) < 0)
     {
       /* EBUSY: more is charged than the limit allows and the kernel could
@@ -443,7 +448,9 @@ v1_step_prepare (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_byt
   if (pids == 0)
     snprintf (val, sizeof (val), "max");
   else
-    snprintf (val, sizeof (val), "%" PRIu64, pids + 1); /* the init is in the slot too */
+    /* The init is in the slot too and counts: a job gets one process
+     * less than it asked for on v1, and reads the number it asked for. */
+    snprintf (val, sizeof (val), "%" PRIu64, pids);
   if (rc_cg_write_fd (slot->v1_pids_max, val, "pids.max", err) < 0
       || rc_cg_write_fd (slot->v1_max_usage, "0", "memory.max_usage_in_bytes", err) < 0
       || rc_cg_write_fd (slot->v1_failcnt, "0", "memory.failcnt", err) < 0

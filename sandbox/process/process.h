@@ -58,8 +58,7 @@ void rc_child_exec (const char *const *argv, const char *const *envp) __attribut
 /* A step stuck at its memory limit re-reading its own pages (the theory
  * is in thrash.c).  Fed one sample every RC_THRASH_POLL_MS; true once it
  * has thrashed for RC_THRASH_SPAN_MS. */
-#define RC_THRASH_POLL_MS 500
-#define RC_THRASH_SPAN_MS 2000
+#define RC_THRASH_POLL_MS 500 /* RC_THRASH_SPAN_MS: common/job.h */
 struct rc_thrash
 {
   bool primed;

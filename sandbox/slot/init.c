@@ -84,8 +84,10 @@ close_fd (int *fd)
  * take its place (the claimer, if any, sees its connection close). */
 static void __attribute__ ((noreturn)) die (struct init *in, const char *step, int errnum)
 {
-  rc_log (RC_LOG_ERROR, "slot_init_failed", "slot %u: %s errno=%d (%s)", in->a->slot, step, errnum,
-          strerror (errnum));
+  char why[128];
+  snprintf (why, sizeof why, "%s errno=%d (%s)", step, errnum, strerror (errnum));
+  rc_slot_set_failure (in->a->slot, why);
+  rc_log (RC_LOG_ERROR, "slot_init_failed", "slot %u: %s", in->a->slot, why);
   if (in->conn >= 0)
     {
       char msg[160];
@@ -533,7 +535,11 @@ rc_slot_init_main (const struct rc_slot_init_args *a)
   {
     int n = rc_uid_has_processes (a->uid);
     if (n != 0)
-      die (&in, "slot uid has processes outside the slot", n < 0 ? errno : EBUSY);
+      die (&in,
+           n < 0 ? "look for processes of the slot's uid"
+                 : "processes of the slot's uid outside its cgroup (another runcell or runner "
+                   "on the same RUN_UID_BASE?)",
+           n < 0 ? errno : EBUSY);
   }
   if (pwrite (in.ns_last_pid, "1", 1, 0) != 1)
     die (&in, "ns_last_pid", errno);

@@ -100,6 +100,7 @@ rc_keeper_start_slot (struct rc_sandbox *sb, unsigned slot, rc_err_t *err)
 
   if (!rc_slot_mark_starting (slot))
     return 0; /* not cold nor broken: nothing to do */
+  rc_slot_set_failure (slot, "");
   if (k->cg == NULL)
     {
       const struct rc_cgroup_tree tree = rc_sandbox_cgroup_tree (sb->cfg);
@@ -186,8 +187,12 @@ rc_sandbox_keeper_reaped (struct rc_sandbox *sb, pid_t pid, int status)
         sb->ks[i].init = 0;
         rc_slot_init_gone (i, pid);
         if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-          rc_log (RC_LOG_WARN, "slot_broken", "slot %u: its init %ld ended (status %d)", i,
-                  (long)pid, status);
+          {
+            char why[128];
+            rc_slot_failure (i, why, sizeof why);
+            rc_log (RC_LOG_WARN, "slot_broken", "slot %u: its init %ld ended (status %d)%s%s", i,
+                    (long)pid, status, why[0] ? ": " : "", why);
+          }
         return true;
       }
   return false;
@@ -249,9 +254,15 @@ rc_sandbox_keeper_wait_ready (struct rc_sandbox *sb, unsigned timeout_ms, rc_err
         return 0;
       /* An init that died while starting says why only by its exit. */
       while ((pid = waitpid (-1, &st, WNOHANG)) > 0)
-        if (rc_sandbox_keeper_reaped (sb, pid, st))
-          return rc_error_set (err, EIO, "sandbox: a slot's init failed to start (status %d)",
-                               st);
+        for (unsigned i = 0; i < sb->n_slots; i++)
+          if (sb->ks[i].init == pid)
+            {
+              char why[128];
+              rc_sandbox_keeper_reaped (sb, pid, st);
+              rc_slot_failure (i, why, sizeof why);
+              return rc_error_set (err, EIO, "sandbox: slot %u's init failed to start: %s", i,
+                                   why[0] ? why : "it exited");
+            }
       if (rc_now_ms () >= deadline)
         return rc_error_set (err, ETIMEDOUT, "sandbox: slots not ready after %u ms", timeout_ms);
       rc_slot_table_wait (seen, 5000);

@@ -5,6 +5,7 @@
 #include "sandbox/slot/slot_table.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -24,6 +25,7 @@ struct slot_entry
   _Atomic uint64_t word;
   _Atomic int32_t init;
   _Atomic uint64_t jobs;
+  char failure[128]; /* written by the init before it exits, read after */
 };
 
 struct slot_table
@@ -227,6 +229,18 @@ rc_slot_init_gone (unsigned slot, pid_t init)
   int32_t expected = (int32_t)init;
   atomic_compare_exchange_strong (&table->slots[slot].init, &expected, 0);
   rc_slot_mark_broken (slot);
+}
+
+void
+rc_slot_set_failure (unsigned slot, const char *why)
+{
+  snprintf (table->slots[slot].failure, sizeof table->slots[slot].failure, "%s", why);
+}
+
+void
+rc_slot_failure (unsigned slot, char *buf, size_t size)
+{
+  snprintf (buf, size, "%s", table->slots[slot].failure);
 }
 
 unsigned

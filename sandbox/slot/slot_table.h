@@ -79,6 +79,11 @@ void rc_slot_mark_broken (unsigned slot);             /* anyone, any state */
 /* The keeper's view of one slot's init dying: BROKEN, with its pid gone. */
 void rc_slot_init_gone (unsigned slot, pid_t init);
 
+/* Why a slot's init last failed ("" when it did not): set by the init
+ * before it exits, read by the keeper for its log and errors. */
+void rc_slot_set_failure (unsigned slot, const char *why);
+void rc_slot_failure (unsigned slot, char *buf, size_t size);
+
 /* Counters for /metrics. */
 unsigned rc_slot_table_busy (void); /* RUNNING */
 unsigned rc_slot_table_count (enum rc_slot_state s);

@@ -379,7 +379,7 @@ main (void)
   ok (r.prepared && WIFSIGNALED (r.status) && WTERMSIG (r.status) == SIGKILL && r.ooms >= 1,
       "256 MiB under a 16 MiB limit: SIGKILL, %" PRIu64 " OOM kill(s) counted", r.ooms);
   r = init_step (&in, JOB_FORKS, 64 << 20, 8);
-  ok (r.prepared && WIFEXITED (r.status) && WEXITSTATUS (r.status) < 8,
+  ok (r.prepared && WIFEXITED (r.status) && WEXITSTATUS (r.status) < 8 && WEXITSTATUS (r.status) >= 5,
       "pids 8 holds (%d of 40 forks succeeded)", WIFEXITED (r.status) ? WEXITSTATUS (r.status) : -1);
   r = init_step (&in, JOB_DAEMON, 64 << 20, 32);
   ok (r.prepared && WIFEXITED (r.status), "a step leaves a setsid daemon");
