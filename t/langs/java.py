@@ -61,7 +61,7 @@ def extra(t, submit, runner):
     svc = getattr(runner, "svc", None)
     if svc is None:
         t.skip("the /v1/execute and session cases need the service (RC_LANGS_MODE=direct)",
-               count=8, name="java execute")
+               count=9, name="java execute")
         return
 
     for name in ("HelloWorld.java", "Main.java", "test.java"):
