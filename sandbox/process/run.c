@@ -431,8 +431,11 @@ int
 rc_run_finish (struct rc_run *r, struct rc_job_result *res, rc_err_t *err)
 {
   struct rc_sandbox *sb = r->sb;
-  /* The claim ends with END (or the connection closing): the init then
-   * clears the job away and marks the slot ready on its own. */
+  /* The job is over: cleaning from now on, for any claimer that comes
+   * before the END (the slot will be ready soon, not busy).  The claim
+   * ends with END (or the connection closing): the init then clears the
+   * job away and marks the slot ready on its own. */
+  (void)rc_slot_mark_cleaning ((unsigned)r->spec->slot, r->seq);
   if (!r->init_gone && sb->n_ending < sizeof sb->ending / sizeof sb->ending[0])
     {
       sb->ending[sb->n_ending++] = r->ctl;

@@ -507,6 +507,11 @@ rc_slot_init_main (const struct rc_slot_init_args *a)
   in.sigfd = signals_setup ();
   if (in.sigfd < 0)
     die (&in, "signals", errno);
+  /* The bounding set of every process of every job: empty, once here
+   * (each step's first process only checks it, rc_child_lock_caps). */
+  for (unsigned long c = 0; c <= a->cap_last && c < 64; c++)
+    if (prctl (PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && !(errno == EINVAL && c > 0))
+      die (&in, "capability bounding set", errno);
   /* Non-dumpable: a step's first process runs on this memory until it
    * execs; between its setresuid and its execve no process of the slot
    * uid may reach it through /proc/<pid>/mem. */

@@ -164,8 +164,6 @@ rc_sandbox_keeper_start (struct rc_sandbox *sb, const struct rc_lang_table *lang
           rc_slot_mark_ready (i, 0);
       return 0;
     }
-  if (rc_sandbox_drop_bounding (sb, err) < 0)
-    return -1;
   sb->keeper_pidfd = rc_pidfd_open (getpid (), 0);
   if (sb->keeper_pidfd < 0)
     return rc_error_sys (err, "pidfd_open");

@@ -208,7 +208,11 @@ bool
 rc_slot_mark_cleaning (unsigned slot, uint32_t seq)
 {
   uint64_t w = atomic_load (&table->slots[slot].word);
-  if (W_STATE (w) != RC_SLOT_RUNNING || W_SEQ (w) != (seq & 0xffffffu))
+  if (W_SEQ (w) != (seq & 0xffffffu))
+    return false;
+  if (W_STATE (w) == RC_SLOT_CLEANING)
+    return true; /* its claimer said so first (rc_run_finish) */
+  if (W_STATE (w) != RC_SLOT_RUNNING)
     return false;
   return cas (slot, &w, W_MAKE (RC_SLOT_CLEANING, W_SEQ (w), 0));
 }

@@ -8,7 +8,7 @@
  *
  *   COLD ──keeper starts its init──▶ STARTING ──init built its root──▶ READY
  *   READY ──a worker claims it (CAS)──▶ RUNNING
- *   RUNNING ──the claimer's END, or its connection closed──▶ CLEANING
+ *   RUNNING ──the job is over (its claimer), or its END came (init)──▶ CLEANING
  *   CLEANING ──the init reset every piece of state (slot/reset.c)──▶ READY
  *   any ──the init died or failed to reset──▶ BROKEN ──keeper──▶ STARTING
  *
@@ -74,7 +74,11 @@ void rc_slot_table_wait (uint32_t seen, unsigned timeout_us);
  * sequence) expected: someone else moved it. */
 bool rc_slot_mark_starting (unsigned slot);           /* keeper: COLD/BROKEN */
 bool rc_slot_mark_ready (unsigned slot, pid_t init);  /* init: STARTING/CLEANING */
-bool rc_slot_mark_cleaning (unsigned slot, uint32_t seq); /* init: RUNNING seq */
+/* RUNNING seq -> CLEANING: the claimer when its job is over (before it
+ * answers, so a claimer that comes meanwhile waits instead of seeing every
+ * slot busy), the init when the claim ends; true also when it is CLEANING
+ * with that seq already. */
+bool rc_slot_mark_cleaning (unsigned slot, uint32_t seq);
 void rc_slot_mark_broken (unsigned slot);             /* anyone, any state */
 /* The keeper's view of one slot's init dying: BROKEN, with its pid gone. */
 void rc_slot_init_gone (unsigned slot, pid_t init);
