@@ -72,6 +72,9 @@ bool rc_sandbox_keeper_reaped (struct rc_sandbox *sb, pid_t pid, int status);
 /* Restarts broken or cold slots (each at most every 100 ms), and ends the
  * claims of owners that died (dead_owner > 0: that process). */
 void rc_sandbox_keeper_tick (struct rc_sandbox *sb, pid_t dead_owner);
+/* Every slot gets a fresh init: idle ones at once, busy ones after their
+ * job (a changed host file under the roots, a reload). */
+void rc_sandbox_keeper_renew (struct rc_sandbox *sb);
 /* Waits until every slot is READY (or timeout_ms): `runcell exec`. */
 int rc_sandbox_keeper_wait_ready (struct rc_sandbox *sb, unsigned timeout_ms, rc_err_t *err);
 void rc_sandbox_keeper_stop (struct rc_sandbox *sb);

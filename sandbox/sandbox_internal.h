@@ -56,6 +56,8 @@ struct rc_sandbox
   int keeper_pidfd; /* inherited by the inits: they leave when it ends */
   struct rc_keeper_slot *ks;
   struct rc_root_plan plan;
+  uint64_t plan_stamp;       /* rc_root_plan_stamp when the inits were started */
+  uint64_t stamp_checked_ms; /* when it was last compared */
   struct rc_root_lang *plan_langs;
   char **plan_host_paths;
 };

@@ -24,7 +24,7 @@
  *     by an empty read-only file; we read them through our own fds;
  *   - pages an earlier job left charged (page cache of the files it read,
  *     dentries, a session's tmpfs) would count in a later job's usage and
- *     against its limit: when more than RC_CG1_LEFTOVER bytes are charged
+ *     against its limit: when more than RC_CG1_NOISE bytes are charged
  *     once a job is gone, the slot gets a new memory cgroup (a new <gen>):
  *     the init moves into it and the old one is removed, its pages still
  *     cached but charged to the dead cgroup.  A step's peak is measured
@@ -34,6 +34,7 @@
  */
 #include "config.h"
 
+#include "common/log.h"
 #include "sandbox/cgroup/cgroup_internal.h"
 
 #include <dirent.h>
@@ -48,12 +49,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* What a finished job may leave charged to the slot before the slot gets
- * a new memory cgroup: a few pages of the init's and the per-CPU charge
- * caches (the kernel pre-charges pages in batches of 64 per CPU). */
-#define RC_CG1_LEFTOVER (4ull << 20)
-/* What is charged at a step's start without being anything of the job's
- * (the per-CPU caches, the init's pages). */
+/* What is charged between two jobs without being anything of a job's: a
+ * few pages of the init's, and the per-CPU charge caches (the kernel
+ * pre-charges pages in batches of 64 per CPU).  More than this left by a
+ * job (page cache of the files it read, kernel memory of many processes,
+ * a session's tmpfs) gets the slot a new memory cgroup; less is noise,
+ * left out of a step's limit and measured out of its peak. */
 #define RC_CG1_NOISE (1ull << 20)
 
 static const char *const ctl_names[RC_CG1_COUNT] = {
@@ -585,8 +586,10 @@ v1_job_clear (struct rc_cgroup_slot *slot, bool *renewed, rc_err_t *err)
   uint64_t usage = 0;
   if (rc_cg_read_u64_fd (slot->v1_usage, &usage, "memory.usage_in_bytes", err) < 0)
     return rc_error_wrap (err, "slot%u", slot->index);
-  if (usage <= RC_CG1_LEFTOVER)
+  if (usage <= RC_CG1_NOISE)
     return 0;
+  rc_log (RC_LOG_DEBUG, "slot_memory_renewed", "slot %u: %llu bytes left charged", slot->index,
+          (unsigned long long)usage);
   if (renew_memory (slot, err) < 0)
     return rc_error_wrap (err, "slot%u: new memory cgroup", slot->index);
   *renewed = true;

@@ -374,6 +374,7 @@ rc_run_handle (struct rc_run *r, const struct pollfd *pfd, size_t n, rc_err_t *e
   /* The step is over: its memory figure, then the next step or the end. */
   if (r->started && rc_cgroup_meter_peak (&r->meter, &peak, NULL) == 0)
     res->memory_peak_kb = peak / 1024;
+
   if (res->outcome == RC_OUTCOME_MEMORY && res->memory_peak_kb < st->limits.memory_bytes / 1024)
     res->memory_peak_kb = st->limits.memory_bytes / 1024; /* it reached the limit */
   if (r->init_gone && res->outcome != RC_OUTCOME_MEMORY && !r->w.killed)

@@ -640,6 +640,43 @@ rc_root_build (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg, struc
   return enter_root (step);
 }
 
+static uint64_t
+stamp_path (uint64_t h, const char *p)
+{
+  struct stat st;
+  uint64_t v[3] = { 0, 0, 0 };
+  if (p != NULL && lstat (p, &st) == 0)
+    {
+      v[0] = (uint64_t)st.st_dev;
+      v[1] = (uint64_t)st.st_ino;
+      /* A directory bind shows changes inside it: only its identity. */
+      v[2] = S_ISDIR (st.st_mode) ? 0 : (uint64_t)st.st_mtim.tv_sec * 1000000000u
+                                            + (uint64_t)st.st_mtim.tv_nsec;
+    }
+  for (int i = 0; i < 3; i++)
+    h = (h ^ v[i]) * 0x100000001b3ull; /* FNV-1a over the three words */
+  return h;
+}
+
+uint64_t
+rc_root_plan_stamp (const struct rc_root_plan *plan)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < sizeof root_top / sizeof root_top[0]; i++)
+    h = stamp_path (h, root_top[i]);
+  for (size_t i = 0; i < sizeof root_etc / sizeof root_etc[0]; i++)
+    h = stamp_path (h, root_etc[i]);
+  for (size_t i = 0; i < plan->n_host_paths; i++)
+    h = stamp_path (h, plan->host_paths[i]);
+  for (size_t i = 0; i < plan->n_langs; i++)
+    {
+      h = stamp_path (h, plan->langs[i].dir);
+      for (size_t k = 0; k < plan->langs[i].n_overlay_paths; k++)
+        h = stamp_path (h, plan->langs[i].overlay_paths[k]);
+    }
+  return h;
+}
+
 int
 rc_root_lang_of (const struct rc_root *root, const char *slug)
 {

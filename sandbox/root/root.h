@@ -71,6 +71,13 @@ struct rc_root
  * detached).  cg gets its hidden view setup.  -1 with errno and *step. */
 int rc_root_build (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg,
                    struct rc_root *root, const char **step);
+/* A fingerprint of every host path a root made from plan binds (device,
+ * inode, modification time of each): a bind pins the inode it was made
+ * from, so when the host replaces one of them (a package upgrade writes a
+ * new /etc/ld.so.cache and renames it into place) roots built before no
+ * longer show the host's file, and the keeper replaces them. */
+uint64_t rc_root_plan_stamp (const struct rc_root_plan *plan);
+
 /* The index in the plan of the entry whose template is template_dir (NULL:
  * the entry without one, an empty workspace), and of the language named
  * slug (its cache overlays); -1 when the plan has none. */

@@ -13,6 +13,7 @@
  *     harmless queries), uselib, vhangup;
  *   - clone with any CLONE_NEW* flag -> EPERM; clone3 -> ENOSYS;
  *   - io_uring_setup/enter/register -> EPERM;
+ *   - inotify_init, inotify_init1, inotify_add_watch -> ENOSYS;
  *   - ioctl TIOCSTI and TIOCLINUX (masked compare on the low 32 bits) -> EPERM;
  *   - setrlimit/prlimit64 changing RLIMIT_CORE -> EPERM: the core limit of
  *     1 keeps a piped core_pattern's helper from running (child.c).

@@ -35,6 +35,9 @@
  *   clone3 -> ENOSYS: BPF cannot read its flags (they are in user memory);
  *   ENOSYS makes glibc, Go and the JVM fall back to clone(2).
  *
+ * - inotify_init, inotify_init1, inotify_add_watch -> ENOSYS: a watch on a
+ *   shared read-only file sees other jobs' opens (docs/sandbox.md).
+ *
  * - io_uring_* -> EPERM, not kill: runtimes (libuv in Node) probe io_uring
  *   at start and fall back to epoll on an error.
  *
@@ -222,6 +225,16 @@ add_rules (scmp_filter_ctx ctx, rc_err_t *err)
     ADD (SCMP_ACT_ERRNO (EPERM), SCMP_SYS (clone), 1,
          SCMP_A0 (SCMP_CMP_MASKED_EQ, clone_new_flags[i], clone_new_flags[i]));
   ADD (SCMP_ACT_ERRNO (ENOSYS), resolve ("clone3", 435), 0);
+
+  /* inotify: a watch on a shared read-only file (the toolchain in /usr,
+   * the language directory) sees the opens and reads of every other job of
+   * the host, a side channel on them and a covert channel between two
+   * jobs; the root holds nothing a job may watch for its own sake that
+   * polling would not do.  ENOSYS: tail -f, libuv and the JVM fall back to
+   * polling (issue 29, point 10). */
+  ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (inotify_init), 0);
+  ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (inotify_init1), 0);
+  ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (inotify_add_watch), 0);
 
   ADD (SCMP_ACT_ERRNO (EPERM), resolve ("io_uring_setup", 425), 0);
   ADD (SCMP_ACT_ERRNO (EPERM), resolve ("io_uring_enter", 426), 0);

@@ -1,16 +1,16 @@
 /* init.c - a slot's init: pid 1 of the slot's pid namespace, root, the one
  * process that builds the job's view and starts each step's first process.
  *
- * Its keeper clones it into fresh mount, pid, ipc, uts and network
- * namespaces (keeper.c).  It then, once:
+ * Its keeper clones it into fresh mount, pid, ipc and uts namespaces
+ * (keeper.c).  It then, once:
  *   - makes itself what it must be beside hostile code: dies with its
  *     keeper, non-dumpable, every signal at its default (SIGCHLD blocked
  *     and read from a signalfd), never the OOM killer's choice;
  *   - joins its slot's cgroups (v1; on v2 it was born in its own leaf);
  *   - listens on <state>/slot<N>.sock for claimers (ctl.h), from the
- *     host's file system, before it leaves it;
- *   - brings lo up in its network namespace and notes how a fresh one
- *     looks (reset.c);
+ *     host's file system and network namespace, before it leaves them;
+ *   - makes the jobs' network namespace, brings lo up there and notes how
+ *     a fresh one looks (reset.c);
  *   - builds the root every job of the slot gets and pivots into it
  *     (root/root.c);
  *   - checks no process of its slot's uid exists outside it;
@@ -532,6 +532,10 @@ rc_slot_init_main (const struct rc_slot_init_args *a)
   in.listen = listen_at (a->sock_path);
   if (in.listen < 0)
     die (&in, "listen", errno);
+  /* The jobs' network namespace, made after the control socket, which
+   * stays in the host's (none of theirs shows it). */
+  if (unshare (CLONE_NEWNET) < 0)
+    die (&in, "unshare network namespace", errno);
   if (rc_root_build (a->plan, a->cg, &in.root, &step) < 0)
     die (&in, step, errno);
   in.ns_last_pid = in.root.ns_last_pid;
@@ -577,6 +581,10 @@ rc_slot_init_main (const struct rc_slot_init_args *a)
       if (!rc_slot_mark_cleaning (a->slot, in.seq))
         die (&in, "slot state", EPROTO);
       job_clear (&in);
+      /* The keeper wants a fresh init here (the host's files changed under
+       * the root, or a reload): leave, it starts one. */
+      if (rc_slot_take_retire (a->slot))
+        _exit (0);
       if (!rc_slot_mark_ready (a->slot, getpid ()))
         _exit (0);
     }

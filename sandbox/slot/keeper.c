@@ -6,8 +6,9 @@
  * and the inits; it reaps them all) and the `runcell exec` process on its
  * own.  An init is cloned from it, not from a worker, so the slot outlives
  * the worker that used it last, and a worker's death takes no slot with
- * it.  The clone makes the init's namespaces (mount, pid, ipc, uts, net)
- * and, on v2, puts it in its slot's init leaf (CLONE_INTO_CGROUP).
+ * it.  The clone makes the init's namespaces (mount, pid, ipc, uts)
+ * but the network one (the init makes that after it listens) and, on v2,
+ * puts it in its slot's init leaf (CLONE_INTO_CGROUP).
  */
 #include "config.h"
 
@@ -84,6 +85,8 @@ build_plan (struct rc_sandbox *sb, const struct rc_lang_table *langs, const char
                                     .n_host_paths = n_paths,
                                     .langs = sb->plan_langs,
                                     .n_langs = n };
+  sb->plan_stamp = rc_root_plan_stamp (&sb->plan);
+  sb->stamp_checked_ms = rc_now_ms ();
   return 0;
 }
 
@@ -91,8 +94,10 @@ int
 rc_keeper_start_slot (struct rc_sandbox *sb, unsigned slot, rc_err_t *err)
 {
   struct rc_keeper_slot *k = &sb->ks[slot];
-  struct rc_clone_args args = { .flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC
-                                         | CLONE_NEWUTS | CLONE_NEWNET,
+  /* Its network namespace the init makes itself, once it listens in the
+   * host's: its control socket is then no socket of the jobs' namespace
+   * (/proc/net/unix would show it to them). */
+  struct rc_clone_args args = { .flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS,
                                 .exit_signal = SIGCHLD };
   struct rc_slot_init_args a;
   int init_fd;
@@ -213,11 +218,39 @@ end_claim (struct rc_sandbox *sb, unsigned slot, uint32_t seq)
 }
 
 void
+rc_sandbox_keeper_renew (struct rc_sandbox *sb)
+{
+  for (unsigned i = 0; sb->keeper && i < sb->n_slots; i++)
+    {
+      struct rc_slot_claim c;
+      rc_slot_set_retire (i);
+      /* An idle one is claimed and ended at once: it clears nothing and
+       * leaves; a busy one leaves after its job. */
+      c = rc_slot_claim_this (i);
+      if (c.slot >= 0)
+        end_claim (sb, i, c.seq);
+    }
+}
+
+void
 rc_sandbox_keeper_tick (struct rc_sandbox *sb, pid_t dead_owner)
 {
   uint64_t now = rc_now_ms ();
   if (!sb->keeper || sb->mode != RC_SANDBOX_ISOLATED)
     return;
+  /* Once a second: have the host's files under the roots changed? */
+  if (now >= sb->stamp_checked_ms + 1000)
+    {
+      uint64_t stamp = rc_root_plan_stamp (&sb->plan);
+      sb->stamp_checked_ms = now;
+      if (stamp != sb->plan_stamp)
+        {
+          rc_log (RC_LOG_INFO, "root_changed",
+                  "a host file under the jobs' root changed: every slot gets a fresh init");
+          sb->plan_stamp = stamp;
+          rc_sandbox_keeper_renew (sb);
+        }
+    }
   for (unsigned i = 0; i < sb->n_slots; i++)
     {
       struct rc_slot_view v;

@@ -25,6 +25,7 @@ struct slot_entry
   _Atomic uint64_t word;
   _Atomic int32_t init;
   _Atomic uint64_t jobs;
+  _Atomic uint32_t retire;
   char failure[128]; /* written by the init before it exits, read after */
 };
 
@@ -125,30 +126,55 @@ cas (unsigned slot, uint64_t *expected, uint64_t want)
   return atomic_compare_exchange_strong (&table->slots[slot].word, expected, want);
 }
 
+static bool
+claim_slot (unsigned i, struct rc_slot_claim *c)
+{
+  uint64_t w = atomic_load (&table->slots[i].word);
+  uint32_t seq;
+  if (W_STATE (w) != RC_SLOT_READY)
+    return false;
+  seq = (W_SEQ (w) + 1) & 0xffffffu;
+  if (!cas (i, &w, W_MAKE (RC_SLOT_RUNNING, seq, getpid ())))
+    return false;
+  atomic_fetch_add (&table->slots[i].jobs, 1);
+  c->slot = (int)i;
+  c->seq = seq;
+  c->init = atomic_load (&table->slots[i].init);
+  return true;
+}
+
+struct rc_slot_claim
+rc_slot_claim_this (unsigned slot)
+{
+  struct rc_slot_claim c = { .slot = -1 };
+  (void)claim_slot (slot, &c);
+  return c;
+}
+
+void
+rc_slot_set_retire (unsigned slot)
+{
+  atomic_store (&table->slots[slot].retire, 1);
+}
+
+bool
+rc_slot_take_retire (unsigned slot)
+{
+  return atomic_exchange (&table->slots[slot].retire, 0) != 0;
+}
+
 struct rc_slot_claim
 rc_slot_claim_now (bool *pending)
 {
   struct rc_slot_claim c = { .slot = -1 };
-  pid_t me = getpid ();
   bool soon = false;
 
   for (unsigned i = 0; i < table->n; i++)
     {
-      uint64_t w = atomic_load (&table->slots[i].word);
-      enum rc_slot_state st = W_STATE (w);
-      if (st == RC_SLOT_READY)
-        {
-          uint32_t seq = (W_SEQ (w) + 1) & 0xffffffu;
-          if (cas (i, &w, W_MAKE (RC_SLOT_RUNNING, seq, me)))
-            {
-              atomic_fetch_add (&table->slots[i].jobs, 1);
-              c.slot = (int)i;
-              c.seq = seq;
-              c.init = atomic_load (&table->slots[i].init);
-              return c;
-            }
-          st = W_STATE (w);
-        }
+      enum rc_slot_state st;
+      if (claim_slot (i, &c))
+        return c;
+      st = W_STATE (atomic_load (&table->slots[i].word));
       if (st == RC_SLOT_CLEANING || st == RC_SLOT_STARTING || st == RC_SLOT_COLD
           || st == RC_SLOT_BROKEN)
         soon = true;

@@ -83,6 +83,14 @@ void rc_slot_mark_broken (unsigned slot);             /* anyone, any state */
 /* The keeper's view of one slot's init dying: BROKEN, with its pid gone. */
 void rc_slot_init_gone (unsigned slot, pid_t init);
 
+/* The keeper asks a slot's init to make way for a fresh one (its root no
+ * longer matches the host's files, or the configuration was reloaded):
+ * the init leaves after its current job's clearing instead of saying
+ * READY.  rc_slot_claim_this claims a READY slot for the keeper itself. */
+void rc_slot_set_retire (unsigned slot);
+bool rc_slot_take_retire (unsigned slot);
+struct rc_slot_claim rc_slot_claim_this (unsigned slot);
+
 /* Why a slot's init last failed ("" when it did not): set by the init
  * before it exits, read by the keeper for its log and errors. */
 void rc_slot_set_failure (unsigned slot, const char *why);
