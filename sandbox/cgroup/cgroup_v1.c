@@ -262,6 +262,26 @@ v1_teardown_tree (const struct rc_cgroup_tree *tree)
     }
 }
 
+/* Removes base/slot<index>-<gen>: the memory cgroups an init made for its
+ * slot (renew_memory), once that init is gone. */
+static void
+remove_generations (const char *base, unsigned index)
+{
+  char prefix[32];
+  DIR *d = opendir (base);
+  struct dirent *de;
+  size_t n = (size_t)snprintf (prefix, sizeof prefix, "slot%u-", index);
+  while (d != NULL && (de = readdir (d)) != NULL)
+    {
+      cleanup_free char *dir = NULL;
+      if (de->d_type == DT_DIR && strncmp (de->d_name, prefix, n) == 0
+          && asprintf (&dir, "%s/%s", base, de->d_name) >= 0)
+        rc_cg_remove_dir (dir);
+    }
+  if (d != NULL)
+    closedir (d);
+}
+
 /* The memory files of the slot's current memory cgroup (dirfd). */
 static int
 open_memory_files (struct rc_cgroup_slot *slot, int dfd, rc_err_t *err)
@@ -312,6 +332,13 @@ v1_slot_open (struct rc_cgroup_slot *slot, const struct rc_cgroup_tree *tree, rc
       if (asprintf (&base, "%s/%s", h[i].own, tree->name) < 0
           || asprintf (&dir, "%s/slot%u", base, slot->index) < 0)
         return rc_error_sys (err, "cgroup: asprintf");
+      /* The init before this one may have replaced the slot's memory
+       * cgroup by a generation of its own (renew_memory): each init starts
+       * from slot<N> again, and what generations are left go. */
+      if (i == RC_CG1_MEMORY)
+        remove_generations (base, slot->index);
+      if (mkdir_ok (dir, err) < 0)
+        return -1;
       slot->parents[k] = open (base, O_PATH | O_DIRECTORY | O_CLOEXEC);
       slot->dirs[k] = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
       slot->n_dirs++;
@@ -328,7 +355,8 @@ v1_slot_open (struct rc_cgroup_slot *slot, const struct rc_cgroup_tree *tree, rc
             return rc_error_sys (err, "cgroup: strdup");
         }
     }
-  if (open_memory_files (slot, slot->dirs[slot->v1_hier[RC_CG1_MEMORY]], err) < 0)
+  if (rc_cg_write_at (slot->dirs[slot->v1_hier[RC_CG1_MEMORY]], "memory.swappiness", "0", err) < 0
+      || open_memory_files (slot, slot->dirs[slot->v1_hier[RC_CG1_MEMORY]], err) < 0)
     return -1;
   {
     const int pk = slot->v1_hier[RC_CG1_PIDS], ck = slot->v1_hier[RC_CG1_CPUACCT];
@@ -417,6 +445,23 @@ set_memory_limit (struct rc_cgroup_slot *slot, uint64_t memory_bytes, rc_err_t *
   return 0;
 }
 
+/* A limit a page below the usage makes the kernel drain every CPU's
+ * charge cache of the slot before it would reclaim anything (v1's
+ * mem_cgroup_resize_max); the real limit is written right after.  When
+ * the caches held nothing, one reclaim round (at most 32 pages of the
+ * slot's page cache) frees the page instead. */
+static void
+drain_charge_caches (struct rc_cgroup_slot *slot)
+{
+  uint64_t usage = 0;
+  char val[32];
+  if (rc_cg_read_u64_fd (slot->v1_usage, &usage, "memory.usage_in_bytes", NULL) < 0
+      || usage < 8192)
+    return;
+  snprintf (val, sizeof val, "%" PRIu64, usage - 4096);
+  (void)pwrite (slot->v1_limit, val, strlen (val), 0);
+}
+
 static int
 v1_step_prepare (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_bytes, uint64_t pids,
                  struct rc_cgroup_meter *meter, int *clone_fd, bool *unmet, rc_err_t *err)
@@ -429,10 +474,13 @@ v1_step_prepare (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_byt
   *clone_fd = -1;
   rc_cgroup_meter_init (meter);
   /* What is charged now (an earlier step's /tmp, a few pages of the
-   * job before, the per-CPU charge caches) is not the step's: its peak is
-   * measured from there, and when it is more than noise (an earlier step's
-   * files) its limit comes on top of it.  Noise is left in the limit, so
-   * the job reads the limit it asked for. */
+   * job before) is not the step's: its peak is measured from there, and
+   * when it is more than noise (an earlier step's files) its limit comes
+   * on top of it.  Noise is left in the limit, so the job reads the limit
+   * it asked for.  The per-CPU charge caches are drained first: pages
+   * charged ahead to the slot that the step would use without the usage
+   * moving (64 per CPU), which made its peak short by up to that much. */
+  drain_charge_caches (slot);
   if (rc_cg_read_u64_fd (slot->v1_usage, &base, "memory.usage_in_bytes", err) < 0)
     goto fail;
   if (memory_bytes != 0)

@@ -106,15 +106,18 @@ rc_keeper_start_slot (struct rc_sandbox *sb, unsigned slot, rc_err_t *err)
   if (!rc_slot_mark_starting (slot))
     return 0; /* not cold nor broken: nothing to do */
   rc_slot_set_failure (slot, "");
-  if (k->cg == NULL)
-    {
-      const struct rc_cgroup_tree tree = rc_sandbox_cgroup_tree (sb->cfg);
-      if (rc_cgroup_slot_open (&k->cg, &tree, slot, err) < 0)
-        {
-          rc_slot_mark_broken (slot);
-          return rc_error_wrap (err, "slot %u", slot);
-        }
-    }
+  /* Opened afresh for each init: the one before may have changed the
+   * slot's cgroups (a new v1 memory generation). */
+  rc_cgroup_slot_close (k->cg);
+  k->cg = NULL;
+  {
+    const struct rc_cgroup_tree tree = rc_sandbox_cgroup_tree (sb->cfg);
+    if (rc_cgroup_slot_open (&k->cg, &tree, slot, err) < 0)
+      {
+        rc_slot_mark_broken (slot);
+        return rc_error_wrap (err, "slot %u", slot);
+      }
+  }
   /* What a broken init left (processes of its namespace die with it, but
    * on v1 a job's processes are in the slot's cgroups too). */
   {

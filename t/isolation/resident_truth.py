@@ -13,7 +13,9 @@ memory peak must match within a few pages.  Then the memory figures as a
 user reads them (sunwalker's checks): a C program that touches N MiB
 reports N MiB more than an empty one, within 5 %, for N = 10 and 100,
 whatever ran before; `true` in bash reports under 8 MiB; a 1 MiB limit is
-never a 500.
+never a 500; the environment and mountinfo name no host path; and when the
+host replaces a file the root binds (ldconfig's ld.so.cache), the jobs see
+the new one.
 """
 
 import json
@@ -195,7 +197,7 @@ def differences(a, b, prefix=""):
     return [] if a == b else ["%s: %r != %r" % (prefix, a, b)]
 
 
-t.set_plan(len(HOSTILE) * 2 + 9)
+t.set_plan(len(HOSTILE) * 2 + 10)
 try:
     svc = rchttp.Service(env={"RUN_CONCURRENCY": 1}, languages="python,c,bash").start()
 except rchttp.StartError as e:
@@ -265,5 +267,25 @@ r, j = execute(svc, "print(open('/proc/self/mountinfo').read())\n")
 mi = j.get("stdout") or ""
 t.ok(r.status == 200 and mi and svc.tmp not in mi and "/run/runcell" not in mi,
      "mountinfo names no state or service directory", mi[:2000])
+# The root follows the host's files: ldconfig writes a new ld.so.cache and
+# renames it into place (a new inode); within a few seconds every job sees
+# the new one, and no job's mountinfo shows a deleted file.
+import subprocess
+import time
+LOOK = ("import os\nprint(os.stat('/etc/ld.so.cache').st_ino, "
+        "'deleted' in open('/proc/self/mountinfo').read())\n")
+subprocess.run(["ldconfig"], check=False)
+want = os.stat("/etc/ld.so.cache").st_ino
+seen = None
+deadline = time.time() + 10
+while time.time() < deadline:
+    r, j = execute(svc, LOOK)
+    seen = (j.get("stdout") or "%d %s" % (r.status, r.text[:200])).strip()
+    if seen == "%d False" % want:
+        break
+    time.sleep(0.2)
+t.ok(seen == "%d False" % want,
+     "after ldconfig replaced /etc/ld.so.cache the jobs see the new one (%s, want %d)"
+     % (seen, want))
 svc.stop()
 t.exit()
