@@ -53,8 +53,6 @@ struct exec_opts
   unsigned slots;
   struct rc_limits limits;
   uint64_t tmp_bytes;
-  bool memory_set;
-  bool output_set; /* --output-max given (0 = no cap) */
   struct rc_file files[64];
   size_t n_files;
   char **argv;
@@ -70,13 +68,6 @@ usage (FILE *f)
          "                    [--file NAME=PATH]... [--stdin PATH] [--result-json FILE]\n"
          "                    [--repeat N] [--] CMD ARGS...\n",
          f);
-}
-
-static const char *
-env_get (const char *name, void *ud)
-{
-  (void)ud;
-  return getenv (name);
 }
 
 static int
@@ -149,20 +140,14 @@ parse_exec (int argc, char **argv, struct exec_opts *o)
       else if (strcmp (a, "--idle") == 0 && rc_parse_duration_ms (v, &n) == 0)
         o->limits.idle_ms = n;
       else if (strcmp (a, "--memory") == 0 && rc_parse_size (v, &n) == 0)
-        {
-          o->limits.memory_bytes = n;
-          o->memory_set = true;
-        }
+        o->limits.memory_bytes = n;
       else if (strcmp (a, "--pids") == 0 && rc_parse_u64 (v, &n) == 0)
         o->limits.pids = n;
       else if (strcmp (a, "--tmp-size") == 0 && rc_parse_size (v, &n) == 0)
         o->tmp_bytes = n;
       else if (strcmp (a, "--output-max") == 0
                && (strcmp (v, "0") == 0 || rc_parse_size (v, &n) == 0))
-        {
-          o->limits.stream_bytes = strcmp (v, "0") == 0 ? 0 : n;
-          o->output_set = true;
-        }
+        o->limits.stream_bytes = strcmp (v, "0") == 0 ? RC_LIMIT_NONE : n;
       else if (strcmp (a, "--stdin") == 0)
         o->stdin_path = v;
       else if (strcmp (a, "--result-json") == 0)
@@ -314,7 +299,7 @@ cmd_exec (int argc, char **argv)
   cfg.uid_base += (unsigned)o.slot;
   if (o.lang)
     {
-      if (rc_lang_table_load (&langs, &cfg, env_get, NULL, &err) < 0)
+      if (rc_lang_table_load (&langs, &cfg, &err) < 0)
         goto fail;
       lang = rc_lang_find (&langs, o.lang);
       if (lang == NULL)
@@ -334,30 +319,11 @@ cmd_exec (int argc, char **argv)
       goto out;
     }
 
-  if (lang)
-    {
-      /* The language's defaults, then what the command line says. */
-      struct rc_limits l = lang->default_limits;
-      if (o.limits.wall_ms)
-        l.wall_ms = o.limits.wall_ms;
-      if (o.limits.cpu_ms)
-        l.cpu_ms = o.limits.cpu_ms;
-      if (o.limits.idle_ms)
-        l.idle_ms = o.limits.idle_ms;
-      if (o.memory_set)
-        l.memory_bytes = o.limits.memory_bytes;
-      else if (lang->memory_max)
-        l.memory_bytes = lang->memory_max;
-      if (o.limits.pids)
-        l.pids = o.limits.pids;
-      if (o.output_set)
-        l.stream_bytes = o.limits.stream_bytes;
-      o.limits = l;
-    }
-  if (o.limits.wall_ms == 0)
-    o.limits.wall_ms = cfg.timeout_default_ms ? cfg.timeout_default_ms : 30000;
-  if (!o.output_set && o.limits.stream_bytes == 0)
-    o.limits.stream_bytes = cfg.output_max;
+  /* The language's defaults, then what the command line says. */
+  if (rc_limits_resolve (&cfg, lang, RC_LIMITS_COMMAND, &o.limits, &jr.limits, &err) < 0)
+    goto fail;
+  if (o.tmp_bytes)
+    jr.limits.tmp_bytes = o.tmp_bytes;
 
   /* The one builder: the command as given, or the language's own. */
   jr.kind = RC_JOB_COMMAND;
@@ -367,9 +333,7 @@ cmd_exec (int argc, char **argv)
   jr.n_files = o.n_files;
   jr.stdin_data = stdin_data;
   jr.stdin_len = stdin_len;
-  jr.limits = o.limits;
   jr.template_dir = o.template_dir;
-  jr.tmp_bytes = o.tmp_bytes;
   if (rc_job_build (&job, lang, &jr, &cfg, &err) < 0)
     goto fail;
 

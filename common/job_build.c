@@ -33,29 +33,6 @@ rc_exec_run_command_is_simple (const char *cmd)
   return true;
 }
 
-uint64_t
-rc_job_rlimit_cpu_s (const struct rc_limits *l, unsigned cpus)
-{
-  uint64_t clock_ms = l->cpu_ms ? l->cpu_ms : l->wall_ms;
-  if (clock_ms == 0)
-    return 0;
-  return (clock_ms + 999) / 1000 * (cpus ? cpus : 1) + 1;
-}
-
-/* The CPUs the job can run on: this process's affinity, which the job
- * inherits (one system call; sysconf's online count reads a sysfs file,
- * about 15 us of every request). */
-static unsigned
-usable_cpus (void)
-{
-  cpu_set_t set;
-  int n;
-  if (sched_getaffinity (0, sizeof set, &set) < 0)
-    return 1;
-  n = CPU_COUNT (&set);
-  return n > 0 ? (unsigned)n : 1;
-}
-
 /* Keeps s for the job's lifetime; NULL (and s freed) when out of memory. */
 static char *
 keep (struct rc_job *job, char *s)
@@ -194,7 +171,7 @@ direct_argv (struct rc_job *job, size_t idx, const char *cmd, const char *const 
             rc_buf_append (&w, p++, 1);
           else if (*p == '"')
             {
-              for (p++; *p && *p != '"'; )
+              for (p++; *p && *p != '"';)
                 {
                   if (*p == '$')
                     {
@@ -275,17 +252,6 @@ run_command (struct rc_job *job, const char *run)
   bool simple = rc_exec_run_command_is_simple (run);
   bool has_args = strstr (run, "\"$@\"") != NULL;
   return keepf (job, "%s%s%s", simple ? "exec " : "", run, has_args ? "" : " \"$@\"");
-}
-
-/* Fills the limits every step has whatever its origin. */
-static void
-finish_limits (struct rc_limits *l, const struct rc_config *cfg, unsigned cpus)
-{
-  if (l->pids == 0)
-    l->pids = cfg->pids_max;
-  if (l->rlimit_as == 0)
-    l->rlimit_as = cfg->memory_max;
-  l->rlimit_cpu_s = rc_job_rlimit_cpu_s (l, cpus);
 }
 
 static const char **
@@ -381,14 +347,7 @@ build_execute_template (struct rc_job *job, const struct rc_lang *lang,
       struct rc_step *c = &job->steps[i++];
       if ((c->argv = sh_argv (job, 0, lang->execute_compile, "sh", NULL, NULL)) == NULL)
         return rc_error_set (err, ENOMEM, "job argv");
-      c->limits.wall_ms = RC_COMPILE_WALL_MS;
-      c->limits.cpu_ms = RC_COMPILE_CPU_MS;
-      c->limits.memory_bytes = lang->memory_max > req->limits.memory_bytes
-                                   ? lang->memory_max
-                                   : req->limits.memory_bytes;
-      c->limits.output_bytes = RC_COMPILE_OUTPUT_BYTES;
-      c->limits.nofile = req->limits.nofile;
-      c->limits.fsize_bytes = req->limits.fsize_bytes;
+      c->limits = req->limits.compile;
       c->stop_on_failure = true;
       job->has_compile = true;
     }
@@ -439,7 +398,6 @@ int
 rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_job_request *req,
               const struct rc_config *cfg, rc_err_t *err)
 {
-  unsigned cpus = usable_cpus ();
   struct rc_step *run;
   int r;
 
@@ -488,24 +446,13 @@ rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_jo
   run = &job->steps[job->run_step];
   run->stdin_data = req->stdin_data;
   run->stdin_len = req->stdin_len;
-  run->limits = req->limits;
-  if (req->kind == RC_JOB_CONTRACT)
-    {
-      if (run->limits.memory_bytes == 0)
-        run->limits.memory_bytes = lang->memory_max;
-      if (run->limits.stream_bytes == 0)
-        run->limits.stream_bytes = cfg->output_max;
-    }
-  for (size_t i = 0; i <= job->run_step; i++)
-    finish_limits (&job->steps[i].limits, cfg, cpus);
+  run->limits = req->limits.run;
 
   job->spec.steps = job->steps;
   job->spec.n_steps = job->run_step + 1;
   job->spec.envp = (const char *const *)job->env;
   job->spec.lang = lang ? lang->slug : NULL;
-  job->spec.tmp_bytes = req->tmp_bytes ? req->tmp_bytes
-                        : lang         ? lang->tmp_size
-                                       : cfg->sandbox_tmp_size;
+  job->spec.tmp_bytes = req->limits.tmp_bytes;
   return 0;
 }
 

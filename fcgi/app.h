@@ -23,19 +23,14 @@ struct rc_app
 void rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res);
 
 /* One route as docs/openapi.yaml names it (path templates use {id} and
- * {path}).  rc_route_list calls fn for every route the router serves: its
- * own table, then the sessions family's (t/unit/openapi.py compares the
- * list with the API description). */
+ * {path}).  rc_route_list calls fn for every route of the router's one
+ * table (t/unit/openapi.py compares the list with the API description). */
 struct rc_route_info
 {
   const char *method;
   const char *path;
 };
 void rc_route_list (void (*fn) (const struct rc_route_info *route, void *ud), void *ud);
-/* The sessions family's routes, kept beside its dispatcher. */
-extern const struct rc_route_info rc_api_sessions_routes[];
-extern const size_t rc_api_sessions_n_routes;
-
 /* Handlers, one file per API family. */
 void rc_api_run (struct rc_app *app, const struct rc_http_request *req,
                  struct rc_http_response *res);
@@ -44,10 +39,22 @@ void rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
 void rc_api_languages (struct rc_app *app, const struct rc_http_request *req,
                        struct rc_http_response *res);
 
-/* The sessions API (fcgi/sessions/api_sessions.c): returns true when the path
- * belongs to it (and res is filled), false to let the router go on. */
-bool rc_api_sessions_route (struct rc_app *app, const struct rc_http_request *req,
+/* The sessions API (fcgi/sessions/api_sessions.c); req->path_id is the
+ * session id, req->path_rest the file path. */
+void rc_api_session_create (struct rc_app *app, const struct rc_http_request *req,
                             struct rc_http_response *res);
+void rc_api_session_delete (struct rc_app *app, const struct rc_http_request *req,
+                            struct rc_http_response *res);
+void rc_api_session_execute (struct rc_app *app, const struct rc_http_request *req,
+                             struct rc_http_response *res);
+void rc_api_session_execute_once (struct rc_app *app, const struct rc_http_request *req,
+                                  struct rc_http_response *res);
+void rc_api_session_file_get (struct rc_app *app, const struct rc_http_request *req,
+                              struct rc_http_response *res);
+void rc_api_session_file_put (struct rc_app *app, const struct rc_http_request *req,
+                              struct rc_http_response *res);
+void rc_api_session_file_delete (struct rc_app *app, const struct rc_http_request *req,
+                                 struct rc_http_response *res);
 /* Master tick: removes sessions idle past their expiry (sessions.c). */
 void rc_sessions_sweep (const struct rc_config *cfg);
 

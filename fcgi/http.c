@@ -49,8 +49,9 @@ rc_http_reason (int status)
     }
 }
 
-void
-rc_http_error (struct rc_http_response *res, int status, const char *msg)
+/* Writes {"error": msg} under status. */
+static void
+write_error (struct rc_http_response *res, int status, const char *msg)
 {
   res->status = status;
   res->content_type = "application/json";
@@ -58,6 +59,29 @@ rc_http_error (struct rc_http_response *res, int status, const char *msg)
   rc_buf_append_str (&res->body, "{\"error\":");
   rc_json_cstring (&res->body, msg);
   rc_buf_append_str (&res->body, "}");
+}
+
+void
+rc_http_error_from (struct rc_http_response *res, rc_err_t *err, const char *event)
+{
+  if (err != NULL && *err != NULL && (*err)->http_status != 0)
+    write_error (res, (*err)->http_status, (*err)->msg ? (*err)->msg : "bad request");
+  else
+    {
+      rc_log (RC_LOG_ERROR, event ? event : "internal", "%s",
+              err != NULL && *err != NULL ? rc_error_text (*err) : "failed (no detail)");
+      write_error (res, 500, "internal");
+    }
+  if (err != NULL)
+    rc_error_free (err);
+}
+
+void
+rc_http_error (struct rc_http_response *res, int status, const char *msg)
+{
+  rc_err_t err = NULL;
+  rc_error_http (&err, status, "%s", msg);
+  rc_http_error_from (res, &err, NULL);
 }
 
 void
@@ -72,17 +96,16 @@ rc_http_errorf (struct rc_http_response *res, int status, const char *fmt, ...)
 }
 
 void
-rc_http_error_from (struct rc_http_response *res, rc_err_t *err, const char *event)
+rc_http_internal (struct rc_http_response *res, const char *event, const char *fmt, ...)
 {
-  if (err != NULL && *err != NULL && (*err)->http_status != 0)
-    rc_http_error (res, (*err)->http_status, (*err)->msg ? (*err)->msg : "bad request");
-  else
-    {
-      rc_log (RC_LOG_ERROR, event, "%s",
-              err != NULL && *err != NULL ? rc_error_text (*err) : "failed (no detail)");
-      rc_http_error (res, 500, "internal");
-    }
-  rc_error_free (err);
+  rc_err_t err = NULL;
+  char msg[512];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  rc_error_set (&err, 0, "%s", msg);
+  rc_http_error_from (res, &err, event);
 }
 
 bool

@@ -21,11 +21,16 @@ struct rc_http_request
   const char *content_type;     /* may be NULL */
   const char *content_encoding; /* HTTP_CONTENT_ENCODING, may be NULL */
   const char *remote_addr;
-  const char *request_id;       /* nginx $request_id when passed, else generated */
+  const char *request_id; /* nginx $request_id when passed, else generated */
   const char *body;
   size_t body_len;
-  bool body_too_large;          /* CONTENT_LENGTH or the bytes read exceeded RUN_INPUT_MAX */
+  bool body_too_large; /* CONTENT_LENGTH or the bytes read exceeded RUN_INPUT_MAX */
+  /* Set by the router from the route's pattern: {id} and {path}. */
+  const char *path_id;
+  const char *path_rest;
 };
+/* The longest {id} a route pattern matches. */
+#define RC_ROUTE_ID_MAX 128
 
 struct rc_http_response
 {
@@ -45,16 +50,20 @@ struct rc_http_response
 };
 
 const char *rc_http_reason (int status);
-/* Sets status and a {"error": msg} body. */
+/* The one place an error becomes a response.  An error that carries an
+ * HTTP status (the request's fault) is answered with that status and its
+ * message as {"error": msg}; one without (a failure of the service or the
+ * sandbox) is logged as event and answered 500 "internal", so nothing of
+ * the host leaks to the client.  Frees *err. */
+void rc_http_error_from (struct rc_http_response *res, rc_err_t *err, const char *event);
+/* An error of the request, answered through rc_http_error_from. */
 void rc_http_error (struct rc_http_response *res, int status, const char *msg);
 void rc_http_errorf (struct rc_http_response *res, int status, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
-/* The one place an error becomes a response.  An error that carries an
- * HTTP status (the request's fault) is answered with that status and its
- * message; one without (a failure of the service or the sandbox) is logged
- * as event and answered 500 "internal", so nothing of the host leaks to
- * the client.  Frees *err. */
-void rc_http_error_from (struct rc_http_response *res, rc_err_t *err, const char *event);
+/* A failure of the service: logged as event with the detail, answered 500
+ * "internal" through rc_http_error_from. */
+void rc_http_internal (struct rc_http_response *res, const char *event, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
 /* True for a missing, empty or "identity" Content-Encoding. */
 bool rc_http_encoding_is_identity (const char *encoding);
 

@@ -57,7 +57,8 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
   if (prepare && prepare (claim.slot, ud) < 0)
     {
       rc_sandbox_release (app->sandbox, claim.slot, claim.seq);
-      rc_http_error (res, 500, "internal");
+      rc_http_internal (res, "job_prepare", "slot %d: the session could not be prepared",
+                        claim.slot);
       res->log_outcome = "session_prepare_failed";
       return -1;
     }

@@ -102,7 +102,7 @@ rc_session_write_uploads (struct rc_session *s, const struct rc_session_config *
   st = calloc (n, sizeof *st);
   if (st == NULL)
     {
-      rc_http_error (res, 500, "internal");
+      rc_http_internal (res, "session_upload", "out of memory for %zu uploads", n);
       return 500;
     }
   for (i = 0; i < n; i++)
@@ -269,7 +269,7 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   bind_fd = openat (s->dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (bind_fd < 0)
     {
-      rc_http_error (res, 500, "internal");
+      rc_http_internal (res, "session_exec", "open the session directory: %s", strerror (errno));
       goto out;
     }
   /* The session's limits are fields of the job's limits: the sandbox sets
@@ -280,14 +280,8 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   jr.bind_dirfd = bind_fd;
   jr.code = er->code.data ? er->code.data : "";
   jr.code_len = er->code.len;
-  jr.limits.wall_ms = sc->timeout_s * 1000u;
-  jr.limits.memory_bytes = sc->memory;
-  jr.limits.pids = sc->pids;
-  jr.limits.output_bytes = sc->max_output;
-  jr.limits.nofile = sc->nofile;
-  jr.limits.fsize_bytes = sc->fsize;
-  jr.tmp_bytes = sc->tmp_size;
-  if (rc_job_build (&job, er->lang, &jr, app->cfg, &err) < 0)
+  if (rc_limits_resolve (app->cfg, er->lang, RC_LIMITS_SESSION, NULL, &jr.limits, &err) < 0
+      || rc_job_build (&job, er->lang, &jr, app->cfg, &err) < 0)
     {
       rc_http_error_from (res, &err, "job_build");
       goto out;
@@ -304,8 +298,7 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   if (rc_sfs_snapshot_take (s->dirfd, &after) < 0
       || rc_sfs_snapshot_diff (&before, &after, &changed, &n_changed, &deleted, &n_deleted) < 0)
     {
-      rc_log (RC_LOG_ERROR, "session_snapshot", "after: %s", strerror (errno));
-      rc_http_error (res, 500, "internal");
+      rc_http_internal (res, "session_snapshot", "after: %s", strerror (errno));
       goto out;
     }
   omitted = calloc (n_changed + 1, sizeof *omitted);
@@ -313,7 +306,7 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   att = calloc (n_changed + 1, sizeof *att);
   if (omitted == NULL || gone == NULL || att == NULL)
     {
-      rc_http_error (res, 500, "internal");
+      rc_http_internal (res, "session_exec", "out of memory for %zu results", n_changed);
       goto out;
     }
   for (size_t i = 0; i < n_deleted; i++)
