@@ -21,6 +21,8 @@ path) plus the few timeouts and buffers a case needs to be reached fast:
   limited  a limit_req the administrator added: 429 JSON
            (limit_req_status 429), and 503 JSON (nginx's default status).
 Every JSON error is {"error": "..."} with Content-Type application/json.
+And the full site (nginx/runcell.conf.in, rchttp's own nginx): an
+X-Request-Id of 32 hex digits names the session POST /sessions creates.
 Needs root (runcell's sandbox).
 """
 import http.client
@@ -261,6 +263,23 @@ def errors_main(c, port):
          % elapsed, repr(data[:300]))
 
 
+def site_request_id(svc):
+    """nginx/runcell.conf.in (rchttp's own nginx): an X-Request-Id of 32
+    lower-case hex digits becomes runcell's REQUEST_ID, so a session router
+    in front chooses where a new session lives (docs/scale-out.md)."""
+    import uuid
+    want = uuid.uuid4().hex
+    r = svc.request("POST", "/sessions", headers={"X-Request-Id": want})
+    t.eq((r.json or {}).get("session_id"), want,
+         "the site passes an X-Request-Id of 32 hex digits on: POST /sessions is named after it")
+    r2 = svc.request("POST", "/sessions", headers={"X-Request-Id": "not-an-id"})
+    sid = (r2.json or {}).get("session_id") or ""
+    t.ok(r2.status == 200 and len(sid) == 32 and sid != "not-an-id",
+         "any other X-Request-Id is ignored (nginx's own id)", repr(r2))
+    for s_ in (want, sid):
+        svc.request("DELETE", "/sessions/%s" % s_)
+
+
 def errors_other(ports, body_tmp):
     dead = client(ports["dead"])
     r = dead.get("/health")
@@ -299,6 +318,7 @@ def main():
             proc, ports, hung, body_tmp = start_nginx(tmp, svc)
             if proc.poll() is not None:
                 t.bail("nginx did not start")
+            site_request_id(svc)
             c = client(ports["main"])
             routes(c, ports["main"])
             errors_main(c, ports["main"])
