@@ -14,6 +14,7 @@ library and the runcell-client command line over real HTTP:
     files, execute_once, delete (then NotFound);
   - no server: TransportError;
   - the SSE parser the streaming routes will use, on a fixed stream;
+  - the types: mypy --strict finds no error (the package ships py.typed);
   - runcell-client run main.py --stdin in.txt: the program's stdout and
     stderr, its exit status, the progress line on stderr, 124 for a time
     limit, 125 when no server answers.
@@ -167,7 +168,20 @@ def cli(script, site, url, tmp):
     t.eq(p.returncode, 125, "no server: runcell-client exits 125")
 
 
+def typecheck():
+    """The package is typed (py.typed): mypy --strict finds nothing."""
+    import shutil as sh
+    if not sh.which("mypy"):
+        t.skip("mypy is not installed (./quickstart deps)", name="mypy --strict")
+        return
+    p = subprocess.run(["mypy", "--strict", "--python-version", "3.9", "--no-incremental",
+                        "--cache-dir", os.devnull, os.path.join(SRC, "clients", "python", "src", "runcell_client")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+    t.ok(p.returncode == 0, "mypy --strict clients/python finds no type error", p.stdout.decode(errors="replace"))
+
+
 def main():
+    typecheck()
     if os.geteuid() != 0:
         t.skip("needs root (runcell's sandbox)", name="python client")
         t.exit()

@@ -24,7 +24,7 @@ from typing import List, Optional
 
 from .client import Client
 from .errors import RuncellError, TransportError
-from .models import Limits
+from .models import Limits, StepResult
 
 EXTENSIONS = {
     ".py": "python", ".js": "js", ".mjs": "js", ".ts": "ts", ".rb": "ruby", ".php": "php",
@@ -69,7 +69,7 @@ class Progress:
             sys.stderr.flush()
 
 
-def _exit_status(step) -> int:
+def _exit_status(step: StepResult) -> int:
     if step.exit_code is not None:
         return step.exit_code
     # A limit names why the kill came, whatever the signal was.
@@ -174,7 +174,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     ns = parser().parse_args(argv)
-    return ns.func(ns)
+    return int(ns.func(ns))
 
 
 if __name__ == "__main__":

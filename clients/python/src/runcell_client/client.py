@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from . import multipart
 from .errors import Busy
 from .models import Entry, ExecuteResult, Language, Limits, RunResult, SessionRun
-from .transport import Transport
+from .transport import Response, Transport
 
 Files = Union[Mapping[str, str], Sequence[Tuple[str, str]]]
 
@@ -42,7 +42,7 @@ class Client:
     # ---------------------------------------------------------------- plumbing
 
     def _call(self, method: str, path: str, body: Union[bytes, str, None] = None,
-              headers: Optional[Mapping[str, str]] = None):
+              headers: Optional[Mapping[str, str]] = None) -> Response:
         attempt = 0
         while True:
             try:

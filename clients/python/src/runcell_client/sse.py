@@ -8,7 +8,7 @@ joined with newlines, a blank line dispatches, lines starting with `:` are
 comments, an event without data is not dispatched.
 """
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional, Union
+from typing import Any, Iterable, Iterator, List, Optional, Union
 
 
 @dataclass
@@ -18,13 +18,16 @@ class Event:
     id: Optional[str] = None
     retry: Optional[int] = None
 
-    def json(self):
+    def json(self) -> Any:
         import json
         return json.loads(self.data)
 
 
 def events(lines: Iterable[Union[bytes, str]]) -> Iterator[Event]:
-    name, data, last_id, retry = "", [], None, None
+    name = ""
+    last_id: Optional[str] = None
+    data: List[str] = []
+    retry: Optional[int] = None
     for raw in lines:
         line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
         line = line.rstrip("\r\n")

@@ -45,8 +45,10 @@ class Transport:
         self.headers = dict(headers or {})
 
     def _connection(self, timeout: Optional[float]) -> http.client.HTTPConnection:
-        cls = http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection
-        return cls(self.host, self.port, timeout=self.timeout if timeout is None else timeout)
+        t = self.timeout if timeout is None else timeout
+        if self.scheme == "https":
+            return http.client.HTTPSConnection(self.host, self.port, timeout=t)
+        return http.client.HTTPConnection(self.host, self.port, timeout=t)
 
     def _send(self, conn: http.client.HTTPConnection, method: str, path: str, body: Body,
               headers: Optional[Mapping[str, str]]) -> http.client.HTTPResponse:
@@ -106,7 +108,7 @@ def _error_message(body: bytes, reason: str) -> str:
     try:
         doc = json.loads(body.decode("utf-8"))
         if isinstance(doc, dict) and isinstance(doc.get("error"), str):
-            return doc["error"]
+            return str(doc["error"])
     except (UnicodeDecodeError, ValueError):
         pass
     return reason or "error"
