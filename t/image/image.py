@@ -18,9 +18,10 @@ minute), runs it as a privileged container with its port published on
   isolation  two jobs running at once do not see each other's files in
              /tmp, /dev/shm or the workspace, nor each other's processes,
              and nothing is left for a third job;
-  operation  the readiness probe (runcell-container ready) passes, and
-             podman stop drains: a job in flight when SIGTERM arrives is
-             answered, and the container exits 0.
+  operation  the readiness probe (runcell-container ready) passes and,
+             after the preStop hook (drain), fails while the service still
+             answers; podman stop drains: a job in flight when SIGTERM
+             arrives is answered, and the container exits 0.
 
 It measures the image size and, from `podman run`, the time to the first
 200 from /health and to the first answered /run; with RC_IMAGE_RESULTS=FILE
@@ -361,6 +362,14 @@ def operation(c):
     p = podman("exec", NAME, "/usr/sbin/runcell-container", "ready", timeout=60)
     t.ok(p.returncode == 0, "the readiness probe (runcell-container ready) passes",
          p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace"))
+    p = podman("exec", "-e", "RUNCELL_DRAIN_DELAY=0", NAME, "/usr/sbin/runcell-container", "drain",
+               timeout=60)
+    q = podman("exec", NAME, "/usr/sbin/runcell-container", "ready", timeout=60)
+    t.ok(p.returncode == 0 and q.returncode != 0 and b"draining" in q.stdout,
+         "after the preStop drain the readiness probe fails (draining)",
+         q.stdout.decode(errors="replace") + q.stderr.decode(errors="replace"))
+    r = c.get("/health")
+    t.eq(r.status, 200, "a draining container still answers (until SIGTERM)")
     answers = {}
 
     def slow():
