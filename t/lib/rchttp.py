@@ -373,6 +373,7 @@ class Service:
             "BIND_ADDRESS": "127.0.0.1",
             "RUN_INPUT_MAX": env.get("RUN_INPUT_MAX", "1048576"),
             "RUNCELL_UPSTREAM": "unix:" + self.socket_path,
+            "OPENAPI_FILE": os.path.join(SRCDIR, "docs", "openapi.yaml"),
         }
         if self.nginx_body_max is not None:
             site["NGINX_BODY_MAX"] = str(self.nginx_body_max)
