@@ -5,8 +5,12 @@
 #include "common/json_out.h"
 #include "common/log.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 const char *
@@ -106,6 +110,105 @@ rc_http_internal (struct rc_http_response *res, const char *event, const char *f
   va_end (ap);
   rc_error_set (&err, 0, "%s", msg);
   rc_http_error_from (res, &err, event);
+}
+
+int
+rc_http_format_head (const struct rc_http_response *res, bool streamed, char *buf, size_t size)
+{
+  /* Formatted with the C library into the caller's buffer (no allocation
+   * per request): libfcgi's FCGX_FPrintF does not know the z length
+   * modifier.  The variable parts are bounded (a status, a reason, our own
+   * content types and Allow lists, a request id), so 1 KiB holds them. */
+  char length[48] = "", retry[40] = "", rid[96] = "";
+  int n;
+  if (!streamed)
+    snprintf (length, sizeof length, "Content-Length: %zu\r\n", res->body.len);
+  if (res->retry_after_s > 0 || res->status == 429)
+    snprintf (retry, sizeof retry, "Retry-After: %d\r\n",
+              res->retry_after_s > 0 ? res->retry_after_s : 1);
+  if (res->request_id && strlen (res->request_id) < 64 && strpbrk (res->request_id, "\r\n") == NULL)
+    snprintf (rid, sizeof rid, "X-Request-Id: %s\r\n", res->request_id);
+  n = snprintf (buf, size,
+                "Status: %d %s\r\nContent-Type: %s\r\n%s%s%s%s%s%s"
+                "Cache-Control: no-store\r\n\r\n",
+                res->status, rc_http_reason (res->status),
+                res->content_type ? res->content_type : "application/json", length,
+                res->allow ? "Allow: " : "", res->allow ? res->allow : "", res->allow ? "\r\n" : "",
+                retry, rid);
+  if (streamed && n > 0 && (size_t)n < size)
+    {
+      /* nginx passes a FastCGI stream on as it comes only when told. */
+      static const char accel[] = "X-Accel-Buffering: no\r\n\r\n";
+      if ((size_t)n - 2 + sizeof accel > size)
+        return -1;
+      memcpy (buf + n - 2, accel, sizeof accel);
+      n += (int)sizeof accel - 3;
+    }
+  return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+int
+rc_http_stream_begin (struct rc_http_response *res, int status, const char *content_type)
+{
+  char head[1024];
+  int n;
+  if (res->stream == NULL)
+    {
+      errno = ENOTSUP;
+      return -1;
+    }
+  res->status = status;
+  res->content_type = content_type;
+  n = rc_http_format_head (res, true, head, sizeof head);
+  if (n < 0)
+    {
+      errno = EOVERFLOW;
+      return -1;
+    }
+  res->streamed = true;
+  return res->stream->write (res->stream->ctx, head, (size_t)n);
+}
+
+int
+rc_http_stream_write (struct rc_http_response *res, const void *data, size_t len)
+{
+  if (res->stream == NULL || !res->streamed)
+    {
+      errno = ENOTSUP;
+      return -1;
+    }
+  return res->stream->write (res->stream->ctx, data, len);
+}
+
+int
+rc_http_sse (struct rc_http_response *res, uint64_t id, const char *event, const char *data,
+             size_t len)
+{
+  struct rc_buf b = { 0 };
+  int r;
+  if (id)
+    rc_buf_printf (&b, "id: %" PRIu64 "\n", id);
+  rc_buf_printf (&b, "event: %s\ndata: ", event);
+  rc_buf_append (&b, data, len);
+  rc_buf_append (&b, "\n\n", 2);
+  r = b.data ? rc_http_stream_write (res, b.data, b.len) : -1;
+  rc_buf_free (&b);
+  return r;
+}
+
+bool
+rc_http_stream_gone (const struct rc_http_response *res)
+{
+  struct pollfd p;
+  if (res->stream == NULL || res->stream->fd < 0)
+    return false;
+  p.fd = res->stream->fd;
+  p.events = POLLIN;
+  p.revents = 0;
+  /* The web server sends nothing more on a request's connection once it
+   * has the body: anything readable is its end (FCGI_ABORT_REQUEST, or
+   * the close). */
+  return poll (&p, 1, 0) > 0;
 }
 
 bool

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct rc_http_request
 {
@@ -32,12 +33,28 @@ struct rc_http_request
 /* The longest {id} a route pattern matches. */
 #define RC_ROUTE_ID_MAX 128
 
+/* A response written as it is produced (SSE, a file streamed out), set up
+ * by the worker; handlers use the rc_http_stream_* calls below. */
+struct rc_http_stream
+{
+  /* Writes and flushes; < 0 once the client is gone. */
+  int (*write) (void *ctx, const char *data, size_t len);
+  void *ctx;
+  int fd; /* the connection to the web server: readable or hung up when it
+           * drops the request (the client went away) */
+};
+
 struct rc_http_response
 {
   int status;
   const char *content_type; /* default application/json */
   const char *allow;        /* Allow header for 405 */
+  const char *request_id;   /* X-Request-Id of every answer */
+  int retry_after_s;        /* Retry-After (0: none; 429 defaults to 1) */
   struct rc_buf body;
+  /* Streaming: the worker's, or NULL (unit tests, the CLI). */
+  const struct rc_http_stream *stream;
+  bool streamed; /* headers and body already written */
   /* For the request log line. */
   const char *log_lang;
   const char *log_outcome;
@@ -64,6 +81,24 @@ void rc_http_errorf (struct rc_http_response *res, int status, const char *fmt, 
  * "internal" through rc_http_error_from. */
 void rc_http_internal (struct rc_http_response *res, const char *event, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
+/* Streaming.  begin writes the status and headers (no Content-Length:
+ * the web server frames the body; X-Accel-Buffering: no, so nginx passes
+ * each write on at once); write sends bytes at once.  Both < 0 with
+ * EPIPE once the client is gone, ENOTSUP when res has no stream. */
+int rc_http_stream_begin (struct rc_http_response *res, int status, const char *content_type);
+int rc_http_stream_write (struct rc_http_response *res, const void *data, size_t len);
+/* One Server-Sent Event: "id: <id>\nevent: <event>\ndata: <data>\n\n"
+ * (id 0: none); data must hold no newline (JSON from json_out never does). */
+int rc_http_sse (struct rc_http_response *res, uint64_t id, const char *event, const char *data,
+                 size_t len);
+/* True when the client went away (poll of stream->fd, no wait). */
+bool rc_http_stream_gone (const struct rc_http_response *res);
+
+/* The CGI response head of res ("Status: ...\r\n...\r\n\r\n"): with a
+ * Content-Length of the body, or without one for a stream.  The length
+ * written, or -1 when size cannot hold it. */
+int rc_http_format_head (const struct rc_http_response *res, bool streamed, char *buf, size_t size);
+
 /* True for a missing, empty or "identity" Content-Encoding. */
 bool rc_http_encoding_is_identity (const char *encoding);
 

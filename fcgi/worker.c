@@ -93,21 +93,9 @@ read_body (FCGX_Request *r, const struct rc_config *cfg, struct rc_buf *body, bo
 static void
 write_response (FCGX_Request *r, const struct rc_http_response *res)
 {
-  /* Headers are formatted with the C library into a stack buffer (no
-   * allocation per request): libfcgi's own FCGX_FPrintF does not know the
-   * z length modifier and would garble Content-Length.  The variable parts
-   * are bounded (a status, a reason, a content type and an Allow list of
-   * our own constants), so 1 KiB always holds them; a longer result would
-   * be cut, and is refused instead. */
   char h[1024];
-  int n = snprintf (h, sizeof h,
-                    "Status: %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s%s%s"
-                    "Cache-Control: no-store\r\n\r\n",
-                    res->status, rc_http_reason (res->status),
-                    res->content_type ? res->content_type : "application/json", res->body.len,
-                    res->allow ? "Allow: " : "", res->allow ? res->allow : "",
-                    res->allow ? "\r\n" : "", res->status == 429 ? "Retry-After: 1\r\n" : "");
-  if (n < 0 || (size_t)n >= sizeof h)
+  int n = rc_http_format_head (res, false, h, sizeof h);
+  if (n < 0)
     {
       static const char fail[] = "Status: 500 Internal Server Error\r\nContent-Type: "
                                  "application/json\r\nContent-Length: 20\r\n\r\n"
@@ -118,6 +106,31 @@ write_response (FCGX_Request *r, const struct rc_http_response *res)
   FCGX_PutStr (h, n, r->out);
   if (res->body.len)
     FCGX_PutStr (res->body.data, (int)res->body.len, r->out);
+}
+
+/* rc_http_stream's write: the bytes go out now (FCGX_FFlush sends the
+ * FastCGI record). */
+static int
+stream_write (void *ctx, const char *data, size_t len)
+{
+  FCGX_Request *r = ctx;
+  while (len > 0)
+    {
+      int chunk = len > (1u << 30) ? 1 << 30 : (int)len;
+      if (FCGX_PutStr (data, chunk, r->out) != chunk)
+        {
+          errno = EPIPE;
+          return -1;
+        }
+      data += chunk;
+      len -= (size_t)chunk;
+    }
+  if (FCGX_FFlush (r->out) < 0 || FCGX_GetError (r->out) != 0)
+    {
+      errno = EPIPE;
+      return -1;
+    }
+  return 0;
 }
 
 static void
@@ -156,9 +169,9 @@ log_request (FCGX_Request *r, const struct rc_http_request *req, const struct rc
   rc_buf_printf (&f,
                  ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,\"bytes_in\":%zu,"
                  "\"bytes_out\":%zu,\"duration_ms\":%.3f",
-                 (unsigned long long) res->log_wall_ms, (unsigned long long) res->log_cpu_ms,
-                 (unsigned long long) res->log_mem_kb, req->body_len, res->body.len,
-                 (double) (rc_now_us () - started_us) / 1000.0);
+                 (unsigned long long)res->log_wall_ms, (unsigned long long)res->log_cpu_ms,
+                 (unsigned long long)res->log_mem_kb, req->body_len, res->body.len,
+                 (double)(rc_now_us () - started_us) / 1000.0);
   if (rc_log_debug_enabled ())
     {
       /* DEBUG: the request headers, as FastCGI passes them (HTTP_*). */
@@ -188,6 +201,7 @@ serve_one (struct rc_app *app, FCGX_Request *r)
 {
   struct rc_http_request req = { 0 };
   struct rc_http_response res = { 0 };
+  struct rc_http_stream stream = { stream_write, r, r->ipcFd };
   struct rc_buf body = { 0 };
   uint64_t started = rc_now_us ();
   char path[4096];
@@ -214,6 +228,7 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   if (path_len >= sizeof path)
     {
       /* Never act on a silently shortened path. */
+      res.request_id = param (r, "REQUEST_ID");
       rc_http_error (&res, 414, "request path too long");
       write_response (r, &res);
       rc_buf_free (&res.body);
@@ -233,6 +248,8 @@ serve_one (struct rc_app *app, FCGX_Request *r)
       snprintf (rid, sizeof rid, "%ld-%llu", (long)getpid (), (unsigned long long)started);
       req.request_id = rid;
     }
+  res.request_id = req.request_id;
+  res.stream = &stream;
   if (strcmp (req.method, "POST") == 0 || strcmp (req.method, "PUT") == 0)
     {
       if (read_body (r, app->cfg, &body, &req.body_too_large) < 0)
@@ -242,7 +259,8 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   req.body_len = body.len;
 
   rc_route (app, &req, &res);
-  write_response (r, &res);
+  if (!res.streamed)
+    write_response (r, &res);
   if (res.log_job)
     rc_metrics_record_request (res.log_lang, res.log_outcome, res.log_setup_us,
                                res.log_wall_ms * 1000, rc_now_us () - started);

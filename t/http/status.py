@@ -40,6 +40,15 @@ def run(body, **kw):
 r = svc.get("/health")
 t.eq((r.status, r.body), (200, b"ok\n"), "GET /health is 200 ok\\n")
 
+rid = r.headers.get("x-request-id", "")
+t.ok(len(rid) >= 16, "every answer names its request: X-Request-Id", lambda: repr(r.headers))
+mine = "0123456789abcdef0123456789abcdef"
+r = svc.get("/no/such/path", headers={"X-Request-Id": mine})
+t.eq(r.headers.get("x-request-id"), mine, "a client's 32-hex X-Request-Id comes back (an error too)")
+r = svc.get("/health", headers={"X-Request-Id": "not-hex"})
+t.ok(r.headers.get("x-request-id") not in (None, "not-hex"),
+     "any other X-Request-Id is replaced by nginx's own", lambda: repr(r.headers))
+
 expect_error(svc.get("/no/such/path"), 404, None, "GET unknown path: 404 JSON")
 expect_error(svc.post_json("/nope", {}), 404, None, "POST unknown path: 404 JSON")
 expect_error(svc.get("/run"), 405, None, "GET /run: 405 JSON")
