@@ -23,7 +23,7 @@
 #include "fcgi/app.h"
 #include "fcgi/sessions/multipart.h"
 #include "fcgi/sessions/session_exec.h"
-#include "fcgi/sessions/session_fs.h"
+#include "sandbox/hostfs.h"
 #include "fcgi/sessions/session_path.h"
 #include "fcgi/sessions/sessions.h"
 
@@ -344,13 +344,13 @@ static void
 files_get (struct rc_session *s, const char *path, struct rc_http_response *res)
 {
   struct stat st;
-  int fd = rc_sfs_open_regular (s->dirfd, path, &st);
+  int fd = rc_hostfs_open_regular (s->dirfd, path, &st);
 
   if (fd < 0 && errno == EISDIR)
     {
       struct rc_buf json = { 0 };
-      int dfd = rc_sfs_open (s->dirfd, path, O_RDONLY | O_DIRECTORY);
-      if (dfd < 0 || rc_sfs_list_json (dfd, path, &json) < 0)
+      int dfd = rc_hostfs_open (s->dirfd, path, O_RDONLY | O_DIRECTORY);
+      if (dfd < 0 || rc_session_list_json (dfd, path, &json) < 0)
         {
           file_errno (errno, res);
           if (dfd >= 0)
@@ -369,7 +369,7 @@ files_get (struct rc_session *s, const char *path, struct rc_http_response *res)
       return;
     }
   rc_buf_reset (&res->body);
-  if (rc_sfs_read_fd (fd, UINT64_MAX, &res->body) < 0)
+  if (rc_hostfs_read_fd (fd, UINT64_MAX, &res->body) < 0)
     {
       int e = errno;
       close (fd);
@@ -414,7 +414,7 @@ files_delete (struct rc_session *s, const char *path, struct rc_http_response *r
   struct rc_buf json = { 0 };
   bool first = true;
 
-  if (rc_sfs_remove (s->dirfd, path) < 0)
+  if (rc_hostfs_remove (s->dirfd, path) < 0)
     {
       file_errno (errno, res);
       return;

@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "common/job.h"
+#include "sandbox/hostfs.h"
 #include "sandbox/cgroup/cgroup.h"
 
 #include <stdbool.h>
@@ -109,19 +110,5 @@ int rc_root_tmp_mount (struct rc_root *root, const char *prefix, const char **st
 /* An absolute path without . or .. components, outside the job's own
  * mounts (/tmp, /var/tmp, /dev, /proc, /sys, /sandbox, /lang). */
 int rc_root_host_path_ok (const char *p);
-
-/* ---- hostfs.c: the safe host-file layer ---- */
-
-/* Writes files below dirfd, never following a symlink, creating parents
- * with dir_mode, files owned by uid/gid (uid == -1: unchanged). */
-int rc_hostfs_write_files (int dirfd, const struct rc_file *files, size_t n, mode_t dir_mode,
-                           uid_t uid, gid_t gid, const char **step);
-/* The directories of srcfd's tree recreated below dstfd, empty, mode
- * 0777: what a template job may write into. */
-int rc_hostfs_skeleton (int srcfd, int dstfd);
-/* Copies src_dir (skipping .git) into dst_dirfd, no symlink followed. */
-int rc_hostfs_copy_tree (const char *src_dir, int dst_dirfd, rc_err_t *err);
-/* rm -rf below parentfd/name without following symlinks. */
-int rc_hostfs_remove_tree (int parentfd, const char *name, rc_err_t *err);
 
 #endif

@@ -1,11 +1,10 @@
-/* session_fs.c - safe host-side file operations in a session directory
- * (see session_fs.h for the rules).
+/* hostfs_beneath.c - file operations below a directory a job could have
+ * touched (a session's directory): see sandbox/hostfs.h for the rules.
  *
  * Why each choice:
  *   - openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS is the kernel's
- *     own guarantee that resolution stays below the session fd whatever a
- *     job planted; the fallback walks one component at a time with
- *     O_NOFOLLOW, which gives the same answer on kernels before 5.6.
+ *     own guarantee that resolution stays below the directory fd whatever
+ *     a job planted (every kernel runcell supports has it: 5.6+).
  *   - Regular files are opened in two steps (O_PATH, fstat, then a re-open
  *     of that very inode through /proc/self/fd) so that a FIFO is never
  *     opened: opening one for reading would block or wake a writer.
@@ -13,12 +12,12 @@
  *     charged to the session's quota while they are written, and nothing
  *     has a name until the whole body is in, so ENOSPC half-way leaves no
  *     partial file and the old content intact.
+ *   - Removal repeats a directory pass until one finds nothing, since
+ *     deleting while reading a directory may make readdir skip entries.
  */
 #include "config.h"
 
-#include "fcgi/sessions/session_fs.h"
-#include "common/dirwalk.h"
-#include "common/json_out.h"
+#include "sandbox/hostfs.h"
 #include "sandbox/host/syscalls.h"
 
 #include <dirent.h>
@@ -30,49 +29,10 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#define SNAPSHOT_MAX_FILES 1000000
-
-static int
-walk_open (int rootfd, const char *path, int flags)
-{
-  char *copy = strdup (path), *comp, *slash;
-  int dfd, fd, saved;
-
-  if (copy == NULL)
-    return -1;
-  dfd = openat (rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  comp = copy;
-  while (dfd >= 0 && (slash = strchr (comp, '/')) != NULL)
-    {
-      int next;
-      *slash = '\0';
-      next = openat (dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      saved = errno;
-      close (dfd);
-      errno = saved;
-      dfd = next;
-      comp = slash + 1;
-    }
-  if (dfd < 0)
-    {
-      saved = errno == ENOTDIR ? ELOOP : errno;
-      free (copy);
-      errno = saved;
-      return -1;
-    }
-  fd = openat (dfd, comp, flags | O_NOFOLLOW | O_CLOEXEC);
-  saved = errno;
-  close (dfd);
-  free (copy);
-  errno = saved;
-  return fd;
-}
-
 int
-rc_sfs_open (int rootfd, const char *path, int flags)
+rc_hostfs_open (int rootfd, const char *path, int flags)
 {
   struct rc_open_how how;
-  int fd;
 
   if (*path == '\0')
     return openat (rootfd, ".", flags | O_CLOEXEC);
@@ -80,17 +40,14 @@ rc_sfs_open (int rootfd, const char *path, int flags)
   how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW);
   how.resolve
       = RC_RESOLVE_BENEATH | RC_RESOLVE_NO_SYMLINKS | RC_RESOLVE_NO_MAGICLINKS | RC_RESOLVE_NO_XDEV;
-  fd = rc_openat2 (rootfd, path, &how);
-  if (fd >= 0 || (errno != ENOSYS && errno != E2BIG))
-    return fd;
-  return walk_open (rootfd, path, flags);
+  return rc_openat2 (rootfd, path, &how);
 }
 
 int
-rc_sfs_open_regular (int rootfd, const char *path, struct stat *st)
+rc_hostfs_open_regular (int rootfd, const char *path, struct stat *st)
 {
   char proc[64];
-  int pfd = rc_sfs_open (rootfd, path, O_PATH), fd, saved;
+  int pfd = rc_hostfs_open (rootfd, path, O_PATH), fd, saved;
 
   if (pfd < 0)
     return -1;
@@ -125,7 +82,7 @@ fail:
 }
 
 int
-rc_sfs_read_fd (int fd, uint64_t max, struct rc_buf *out)
+rc_hostfs_read_fd (int fd, uint64_t max, struct rc_buf *out)
 {
   char chunk[65536];
   uint64_t total = 0;
@@ -173,7 +130,7 @@ write_all (int fd, const char *data, size_t len)
 }
 
 static int
-push_created (struct rc_sfs_stage *st, const char *path, size_t len)
+push_created (struct rc_hostfs_stage *st, const char *path, size_t len)
 {
   char **grown = realloc (st->created, (st->n_created + 1) * sizeof *grown);
   if (grown == NULL)
@@ -189,7 +146,7 @@ push_created (struct rc_sfs_stage *st, const char *path, size_t len)
 /* Opens (creating as needed) the directory `dir` (normalised, may be "")
  * as an O_PATH fd, one component at a time with O_NOFOLLOW. */
 static int
-open_parents (int rootfd, const char *dir, struct rc_sfs_stage *st)
+open_parents (int rootfd, const char *dir, struct rc_hostfs_stage *st)
 {
   const char *p = dir;
   int dfd = openat (rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -249,7 +206,8 @@ random_hex (char *out, size_t nbytes)
 }
 
 int
-rc_sfs_stage (int rootfd, const char *path, const void *data, size_t len, struct rc_sfs_stage *st)
+rc_hostfs_stage (int rootfd, const char *path, const void *data, size_t len,
+                 struct rc_hostfs_stage *st)
 {
   const char *slash = strrchr (path, '/');
   char *dir = slash ? strndup (path, (size_t)(slash - path)) : strdup ("");
@@ -283,13 +241,13 @@ rc_sfs_stage (int rootfd, const char *path, const void *data, size_t len, struct
   return 0;
 fail:
   saved = errno;
-  rc_sfs_stage_abort (st, rootfd);
+  rc_hostfs_stage_abort (st, rootfd);
   errno = saved;
   return -1;
 }
 
 int
-rc_sfs_publish (struct rc_sfs_stage *st)
+rc_hostfs_publish (struct rc_hostfs_stage *st)
 {
   char proc[64], tmp[64], hex[33];
   int saved;
@@ -324,7 +282,7 @@ rmdir_beneath (int rootfd, const char *path)
       char *dir = strndup (path, (size_t)(slash - path));
       if (dir == NULL)
         return;
-      pfd = rc_sfs_open (rootfd, dir, O_PATH | O_DIRECTORY);
+      pfd = rc_hostfs_open (rootfd, dir, O_PATH | O_DIRECTORY);
       free (dir);
     }
   else
@@ -336,7 +294,7 @@ rmdir_beneath (int rootfd, const char *path)
 }
 
 void
-rc_sfs_stage_abort (struct rc_sfs_stage *st, int rootfd)
+rc_hostfs_stage_abort (struct rc_hostfs_stage *st, int rootfd)
 {
   if (st->fd >= 0)
     close (st->fd);
@@ -355,9 +313,9 @@ rc_sfs_stage_abort (struct rc_sfs_stage *st, int rootfd)
 }
 
 void
-rc_sfs_stage_free (struct rc_sfs_stage *st)
+rc_hostfs_stage_free (struct rc_hostfs_stage *st)
 {
-  rc_sfs_stage_abort (st, -1);
+  rc_hostfs_stage_abort (st, -1);
   free (st->created);
   free (st->base);
   memset (st, 0, sizeof *st);
@@ -369,7 +327,7 @@ empty_dir_depth (int dirfd, unsigned depth)
 {
   int pass;
 
-  if (depth > RC_SFS_WALK_DEPTH)
+  if (depth > RC_HOSTFS_WALK_DEPTH)
     {
       errno = ELOOP;
       return -1;
@@ -434,13 +392,13 @@ empty_dir_depth (int dirfd, unsigned depth)
 }
 
 int
-rc_sfs_empty_dir (int dirfd)
+rc_hostfs_empty_dir (int dirfd)
 {
   return empty_dir_depth (dirfd, 0);
 }
 
 int
-rc_sfs_remove (int rootfd, const char *path)
+rc_hostfs_remove (int rootfd, const char *path)
 {
   const char *slash = strrchr (path, '/');
   const char *base = slash ? slash + 1 : path;
@@ -452,7 +410,7 @@ rc_sfs_remove (int rootfd, const char *path)
       char *dir = strndup (path, (size_t)(slash - path));
       if (dir == NULL)
         return -1;
-      pfd = rc_sfs_open (rootfd, dir, O_PATH | O_DIRECTORY);
+      pfd = rc_hostfs_open (rootfd, dir, O_PATH | O_DIRECTORY);
       free (dir);
     }
   else
@@ -474,7 +432,7 @@ rc_sfs_remove (int rootfd, const char *path)
           fchmodat (pfd, base, 0700, 0);
           dfd = openat (pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         }
-      ret = dfd < 0 ? -1 : rc_sfs_empty_dir (dfd);
+      ret = dfd < 0 ? -1 : rc_hostfs_empty_dir (dfd);
       saved = errno;
       if (dfd >= 0)
         close (dfd);
@@ -489,222 +447,4 @@ rc_sfs_remove (int rootfd, const char *path)
   close (pfd);
   errno = saved;
   return ret;
-}
-
-static int
-cmp_names (const void *a, const void *b)
-{
-  return strcmp (*(char *const *)a, *(char *const *)b);
-}
-
-static const char *
-type_of (mode_t m)
-{
-  if (S_ISREG (m))
-    return "file";
-  if (S_ISDIR (m))
-    return "directory";
-  if (S_ISLNK (m))
-    return "symlink";
-  return "other";
-}
-
-struct name_list
-{
-  char **names;
-  size_t n, cap;
-};
-
-/* Collects the names of one level (the listing is sorted before use). */
-static int
-collect_name (const struct rc_dirwalk_entry *e, void *ud)
-{
-  struct name_list *l = ud;
-  if (l->n == l->cap)
-    {
-      size_t cap = l->cap ? l->cap * 2 : 64;
-      char **grown = realloc (l->names, cap * sizeof *l->names);
-      if (grown == NULL)
-        return -1;
-      l->names = grown;
-      l->cap = cap;
-    }
-  if ((l->names[l->n] = strdup (e->name)) == NULL)
-    return -1;
-  l->n++;
-  return RC_DIRWALK_SKIP;
-}
-
-int
-rc_sfs_list_json (int dirfd, const char *path, struct rc_buf *out)
-{
-  struct name_list l = { NULL, 0, 0 };
-  char **names;
-  size_t n;
-  bool first = true;
-
-  if (rc_dirwalk (dirfd, 0, 0, collect_name, &l) < 0)
-    {
-      int saved = errno;
-      for (size_t i = 0; i < l.n; i++)
-        free (l.names[i]);
-      free (l.names);
-      errno = saved;
-      return -1;
-    }
-  names = l.names;
-  n = l.n;
-  if (n)
-    qsort (names, n, sizeof *names, cmp_names);
-  rc_buf_append_str (out, "{\"path\":");
-  rc_json_cstring (out, path);
-  rc_buf_append_str (out, ",\"entries\":[");
-  for (size_t i = 0; i < n; i++)
-    {
-      struct stat sb;
-      bool f = true;
-      if (fstatat (dirfd, names[i], &sb, AT_SYMLINK_NOFOLLOW) < 0)
-        continue;
-      if (!first)
-        rc_buf_append (out, ",", 1);
-      first = false;
-      rc_buf_append (out, "{", 1);
-      rc_json_key (out, &f, "name");
-      rc_json_cstring (out, names[i]);
-      rc_json_key (out, &f, "type");
-      rc_json_cstring (out, type_of (sb.st_mode));
-      rc_json_key (out, &f, "size");
-      rc_json_u64 (out, (uint64_t)sb.st_size);
-      rc_json_key (out, &f, "modified_at");
-      rc_buf_printf (out, "%lld.%06ld", (long long)sb.st_mtim.tv_sec,
-                     (long)(sb.st_mtim.tv_nsec / 1000));
-      rc_buf_append (out, "}", 1);
-    }
-  rc_buf_append_str (out, "]}");
-  for (size_t i = 0; i < n; i++)
-    free (names[i]);
-  free (names);
-  return 0;
-}
-
-static int
-snap_push (struct rc_sfs_snapshot *s, const char *path, size_t len, const struct stat *sb)
-{
-  struct rc_sfs_entry *e;
-  if (s->n >= SNAPSHOT_MAX_FILES)
-    return 0;
-  if (s->n == s->cap)
-    {
-      size_t cap = s->cap ? s->cap * 2 : 64;
-      struct rc_sfs_entry *grown = realloc (s->e, cap * sizeof *grown);
-      if (grown == NULL)
-        return -1;
-      s->e = grown;
-      s->cap = cap;
-    }
-  e = &s->e[s->n];
-  e->path = malloc (len + 1);
-  if (e->path == NULL)
-    return -1;
-  memcpy (e->path, path, len);
-  e->path[len] = '\0';
-  e->path_len = len;
-  e->ino = sb->st_ino;
-  e->size = sb->st_size;
-  e->mtime = sb->st_mtim;
-  e->ctime = sb->st_ctim;
-  s->n++;
-  return 0;
-}
-
-/* Regular files, hidden directories excluded at every depth. */
-static int
-snap_visit (const struct rc_dirwalk_entry *e, void *ud)
-{
-  if (S_ISREG (e->st->st_mode))
-    return snap_push (ud, e->path, e->path_len, e->st) < 0 ? -1 : RC_DIRWALK_SKIP;
-  return e->name[0] == '.' ? RC_DIRWALK_SKIP : RC_DIRWALK_DESCEND;
-}
-
-static int
-entry_cmp (const void *a, const void *b)
-{
-  const struct rc_sfs_entry *x = a, *y = b;
-  size_t n = x->path_len < y->path_len ? x->path_len : y->path_len;
-  int c = memcmp (x->path, y->path, n);
-  if (c)
-    return c;
-  return x->path_len < y->path_len ? -1 : x->path_len > y->path_len;
-}
-
-int
-rc_sfs_snapshot_take (int rootfd, struct rc_sfs_snapshot *snap)
-{
-  int dfd = openat (rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
-
-  memset (snap, 0, sizeof *snap);
-  if (dfd < 0)
-    return -1;
-  ret = rc_dirwalk (dfd, RC_SFS_WALK_DEPTH, RC_DIRWALK_SKIP_UNOPENABLE, snap_visit, snap);
-  close (dfd);
-  if (ret == 0 && snap->n)
-    qsort (snap->e, snap->n, sizeof *snap->e, entry_cmp);
-  return ret;
-}
-
-void
-rc_sfs_snapshot_free (struct rc_sfs_snapshot *snap)
-{
-  for (size_t i = 0; i < snap->n; i++)
-    free (snap->e[i].path);
-  free (snap->e);
-  memset (snap, 0, sizeof *snap);
-}
-
-static bool
-same_stamp (const struct rc_sfs_entry *a, const struct rc_sfs_entry *b)
-{
-  return a->ino == b->ino && a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec
-         && a->mtime.tv_nsec == b->mtime.tv_nsec && a->ctime.tv_sec == b->ctime.tv_sec
-         && a->ctime.tv_nsec == b->ctime.tv_nsec;
-}
-
-int
-rc_sfs_snapshot_diff (struct rc_sfs_snapshot *before, struct rc_sfs_snapshot *after,
-                      size_t **changed, size_t *n_changed, size_t **deleted, size_t *n_deleted)
-{
-  size_t i = 0, j = 0;
-  *changed = malloc ((after->n + 1) * sizeof **changed);
-  *deleted = malloc ((before->n + 1) * sizeof **deleted);
-  *n_changed = *n_deleted = 0;
-  if (*changed == NULL || *deleted == NULL)
-    {
-      free (*changed);
-      free (*deleted);
-      *changed = *deleted = NULL;
-      errno = ENOMEM;
-      return -1;
-    }
-  while (i < before->n || j < after->n)
-    {
-      int c;
-      if (i == before->n)
-        c = 1;
-      else if (j == after->n)
-        c = -1;
-      else
-        c = entry_cmp (&before->e[i], &after->e[j]);
-      if (c < 0)
-        (*deleted)[(*n_deleted)++] = i++;
-      else if (c > 0)
-        (*changed)[(*n_changed)++] = j++;
-      else
-        {
-          if (!same_stamp (&before->e[i], &after->e[j]))
-            (*changed)[(*n_changed)++] = j;
-          i++;
-          j++;
-        }
-    }
-  return 0;
 }
