@@ -53,12 +53,12 @@ struct rc_cgroup_slot
   size_t n_dirs;
 
   /* v2 */
-  int v2_slot;    /* O_DIRECTORY fd of own/<name>/slot<N> (mkdirat, openat) */
-  int v2_init;    /* O_DIRECTORY fd of .../init: the init's clone target */
-  int v2_kill;    /* slot's cgroup.kill (5.14+), -1 when absent */
-  int v2_events;  /* slot's cgroup.events (populated) */
+  int v2_slot;   /* O_DIRECTORY fd of own/<name>/slot<N> (mkdirat, openat) */
+  int v2_init;   /* O_DIRECTORY fd of .../init: the init's clone target */
+  int v2_kill;   /* slot's cgroup.kill (5.14+), -1 when absent */
+  int v2_events; /* slot's cgroup.events (populated) */
   struct rc_cg2_leaf v2_steps[RC_CG_MAX_STEPS]; /* the current job's step leaves */
-  int v2_view;    /* the slot bound in the init's own namespace (hidden), -1 */
+  int v2_view;          /* the slot bound in the init's own namespace (hidden), -1 */
   char view_target[64]; /* where the step's view is mounted, "" before the first */
 
   /* v1: which hierarchy each controller is in (index into dirs), the
@@ -69,9 +69,9 @@ struct rc_cgroup_slot
   int v1_limit, v1_memsw, v1_max_usage, v1_failcnt, v1_oom, v1_usage, v1_stat;
   int v1_pids_max, v1_cpu_usage;
   int v1_memsw_max_usage, v1_memsw_failcnt;
-  bool v1_viewed; /* the job's view is mounted for this generation */
-  uint64_t v1_cap;         /* flat tree: the all-slots cap, folded into the limit */
-  uint64_t pids_max;       /* the tree's per-slot pids.max */
+  bool v1_viewed;    /* the job's view is mounted for this generation */
+  uint64_t v1_cap;   /* flat tree: the all-slots cap, folded into the limit */
+  uint64_t pids_max; /* the tree's per-slot pids.max */
 };
 
 /* The backend's side of cgroup.h. */
@@ -139,5 +139,12 @@ void rc_cg_remove_dir (const char *dir);
 int rc_cg_remove_at (int parentfd, const char *name);
 void rc_cg_sleep_us (unsigned us);
 void rc_cg_close (int *fd);
+
+/* True on a unified (pure cgroup v2) host. */
+static inline bool
+rc_cg_is_v2 (enum rc_cgroup_mode mode)
+{
+  return mode == RC_CGROUP_UNIFIED;
+}
 
 #endif
