@@ -42,6 +42,7 @@
 #include "common/config.h"
 #include "common/error.h"
 #include "common/job.h"
+#include "common/strv.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -108,7 +109,6 @@ void rc_lang_free (struct rc_lang *lang);
  * language's env, then HOME=/sandbox.  Returns a NULL-terminated array the caller frees with
  * rc_strv_free. */
 char **rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang);
-void rc_strv_free (char **v);
 
 /* Runs argv in dir (stdin /dev/null, stderr discarded) and returns what it
  * printed on stdout (at most 64 KiB) when it exits 0 within timeout_ms. */

@@ -20,6 +20,16 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* The room's error convention: functions name the step that failed in
+ * *step (the init reports "sandbox: <step> errno=N") and return -1. */
+#define RC_ROOT_FAIL(s)                                                                            \
+  do                                                                                               \
+    {                                                                                              \
+      *step = (s);                                                                                 \
+      return -1;                                                                                   \
+    }                                                                                              \
+  while (0)
+
 /* The host directory a slot's root is built on, then pivoted into: empty,
  * only ever a mount point (sandbox.c makes it at host setup). */
 #define RC_ROOT_NR "/sandbox"
@@ -31,8 +41,8 @@
 /* One language (or `runcell exec --template` directory) the root serves. */
 struct rc_root_lang
 {
-  const char *slug; /* /lang/<slug>; NULL: a template not shown there */
-  const char *dir;  /* the template on the host, NULL: empty workspace */
+  const char *slug;                 /* /lang/<slug>; NULL: a template not shown there */
+  const char *dir;                  /* the template on the host, NULL: empty workspace */
   const char *const *overlay_paths; /* cache directories, copy-on-write per job */
   size_t n_overlay_paths;
 };
@@ -54,12 +64,12 @@ struct rc_root_plan
 struct rc_root
 {
   const struct rc_root_plan *plan;
-  int mask_file; /* O_PATH: the empty read-only file masks are bound from */
+  int mask_file;   /* O_PATH: the empty read-only file masks are bound from */
   int ns_last_pid; /* /proc/sys/kernel/ns_last_pid, writable (opened before
                     * /proc/sys became read-only) */
-  int *skel;     /* per language: its skeleton (directories, mode 0777) */
-  int *tpl;      /* per language: its template, or -1 */
-  int *cache;    /* per language and overlay path: the host's cache, or -1 */
+  int *skel;       /* per language: its skeleton (directories, mode 0777) */
+  int *tpl;        /* per language: its template, or -1 */
+  int *cache;      /* per language and overlay path: the host's cache, or -1 */
   size_t n_cache;
   char tmp_opts[RC_TMP_OPTS_MAX]; /* what /tmp is mounted with now */
   bool session;                   /* /sandbox is a session's directory */
@@ -70,8 +80,8 @@ struct rc_root
 /* In the init, in its fresh mount namespace: builds the root on RC_ROOT_NR,
  * mounts the first /tmp, and enters it (pivot_root, the host tree
  * detached).  cg gets its hidden view setup.  -1 with errno and *step. */
-int rc_root_build (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg,
-                   struct rc_root *root, const char **step);
+int rc_root_build (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg, struct rc_root *root,
+                   const char **step);
 /* A fingerprint of every host path a root made from plan binds (device,
  * inode, modification time of each): a bind pins the inode it was made
  * from, so when the host replaces one of them (a package upgrade writes a
