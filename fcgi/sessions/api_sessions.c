@@ -438,12 +438,21 @@ static void
 handle_files (struct rc_app *app, const struct rc_session_config *sc, const char *id,
               enum file_op op, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  char path[RC_SESSION_PATH_MAX + 1];
+  char path[RC_SESSION_PATH_MAX + 1], decoded[RC_SESSION_PATH_MAX + 2];
   const char *why = NULL, *raw_path = req->path_rest ? req->path_rest : "";
   bool is_get = op == FILE_GET, is_put = op == FILE_PUT;
   struct rc_session s;
   rc_err_t err = NULL;
 
+  /* The route hands the path over as the client sent it: decoded once
+   * here, so that an encoded '/' or ".." is judged, never merged away. */
+  if (rc_http_percent_decode (raw_path, strlen (raw_path), decoded, sizeof decoded) < 0)
+    {
+      rc_http_error (res, 400, "path has a bad percent-escape or is too long");
+      res->log_outcome = "bad_path";
+      return;
+    }
+  raw_path = decoded;
   if (rc_session_path_normalize (raw_path, strlen (raw_path), path, sizeof path, is_get, &why) < 0)
     {
       rc_http_error (res, 400, why);
