@@ -369,7 +369,7 @@ rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_jo
       /* The language's own files (the typescript transpiler) are named
        * from its directory, which every job sees read-only at
        * /lang/<slug> (sandbox/root/root.c), never by its host path. */
-      if (env_pushf (job, "RUNCELL_LANG_DIR=/lang/%s", lang->slug) < 0)
+      if (env_pushf (job, "RUNCELL_LANG_DIR=" RC_JOB_LANG_DIR "/%s", lang->slug) < 0)
         return rc_error_set (err, ENOMEM, "job env");
       r = req->workspace == RC_WORKSPACE_BIND ? build_execute_bound (job, lang, req, err)
                                               : build_execute_template (job, lang, req, err);

@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <poll.h>
@@ -189,9 +190,12 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
       }
   lang->n_host_paths = rc_strv_len (lang->host_paths);
   for (size_t i = 0; i < lang->n_host_paths; i++)
-    if (lang->host_paths[i][0] != '/' || strstr (lang->host_paths[i], "/../") != NULL)
+    if (!rc_lang_host_path_ok (lang->host_paths[i]))
       {
-        rc_error_set (err, 0, "hostPaths must be absolute: '%s'", lang->host_paths[i]);
+        rc_error_set (err, 0,
+                      "hostPaths: '%s' must be absolute, without . or .., and not under a path "
+                      "every job mounts over (/tmp, /var/tmp, /dev, /proc, /sys, /sandbox, /lang)",
+                      lang->host_paths[i]);
         goto out;
       }
   if (json_object_object_get_ex (root, "checkerRequired", &v))
@@ -587,6 +591,34 @@ rc_lang_find (const struct rc_lang_table *t, const char *name)
           return &t->langs[i];
     }
   return NULL;
+}
+
+static bool
+path_at_or_below (const char *p, const char *top)
+{
+  size_t n = strlen (top);
+  return strncmp (p, top, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+bool
+rc_lang_host_path_ok (const char *p)
+{
+  /* The job's own mounts and links: a host path there would be covered
+   * (/tmp, /proc, ...) or lead through the /var/tmp link. */
+  static const char *const reserved[]
+      = { "/tmp",     "/var/tmp",      "/dev",        "/proc",     "/sys",
+          "/sandbox", RC_JOB_LANG_DIR, "/etc/passwd", "/etc/group" };
+  size_t n;
+  if (p == NULL || p[0] != '/' || p[1] == '\0' || strstr (p, "/../") != NULL
+      || strstr (p, "/./") != NULL || strlen (p) >= PATH_MAX - 16)
+    return false;
+  n = strlen (p);
+  if ((n >= 3 && strcmp (p + n - 3, "/..") == 0) || (n >= 2 && strcmp (p + n - 2, "/.") == 0))
+    return false;
+  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+    if (path_at_or_below (p, reserved[i]))
+      return false;
+  return true;
 }
 
 int

@@ -48,6 +48,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where every job sees the language directories: /lang/<slug>
+ * ($RUNCELL_LANG_DIR), read-only, in every slot's root. */
+#define RC_JOB_LANG_DIR "/lang"
+
 struct rc_lang
 {
   char *slug;
@@ -104,6 +108,13 @@ int rc_lang_lookup (const struct rc_lang_table *t, const char *field, const char
                     rc_err_t *err);
 void rc_lang_table_free (struct rc_lang_table *t);
 void rc_lang_free (struct rc_lang *lang);
+
+/* A hostPaths entry a job's root can hold: absolute, without "." or ".."
+ * components, and not at or below the job's own mounts and links (/tmp,
+ * /var/tmp, /dev, /proc, /sys, /sandbox, /lang, /etc/passwd, /etc/group),
+ * which would cover it.  The manifest loader refuses any other, and the
+ * root builder checks again. */
+bool rc_lang_host_path_ok (const char *p);
 
 /* Builds the job environment: cfg->job_env (fixed at start), the
  * language's env, then HOME=/sandbox.  Returns a NULL-terminated array the caller frees with

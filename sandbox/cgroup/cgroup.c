@@ -86,6 +86,7 @@ rc_cgroup_slot_open (struct rc_cgroup_slot **slotp, const struct rc_cgroup_tree 
   slot->v1_limit = slot->v1_memsw = slot->v1_max_usage = slot->v1_failcnt = -1;
   slot->v1_oom = slot->v1_usage = slot->v1_stat = slot->v1_pids_max = slot->v1_cpu_usage = -1;
   slot->v1_memsw_max_usage = slot->v1_memsw_failcnt = -1;
+  slot->v1_job = slot->v1_job_tasks = slot->v1_mem_view = slot->v1_pids_view = -1;
   slot->ops = ops_for (mode);
   slot->mode = mode;
   slot->index = index;
@@ -141,7 +142,8 @@ rc_cgroup_slot_fds (const struct rc_cgroup_slot *slot, int *out, size_t max)
                          slot->v1_memsw,        slot->v1_max_usage, slot->v1_failcnt,
                          slot->v1_oom,          slot->v1_usage,     slot->v1_stat,
                          slot->v1_pids_max,     slot->v1_cpu_usage, slot->v1_memsw_max_usage,
-                         slot->v1_memsw_failcnt };
+                         slot->v1_memsw_failcnt, slot->v1_job,      slot->v1_job_tasks,
+                         slot->v1_mem_view,     slot->v1_pids_view };
   size_t n = 0;
 #define PUT(fd)                                                                                    \
   do                                                                                               \
@@ -189,14 +191,15 @@ rc_cgroup_slot_view_setup (struct rc_cgroup_slot *slot, const char *hidden_dir, 
 
 int
 rc_cgroup_step_prepare (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_bytes,
-                        uint64_t pids, struct rc_cgroup_meter *meter, int *clone_fd, bool *unmet,
-                        rc_err_t *err)
+                        uint64_t pids, struct rc_cgroup_meter *meter, int *clone_fd, int *join_fd,
+                        bool *unmet, rc_err_t *err)
 {
   *unmet = false;
-  *clone_fd = -1;
+  *clone_fd = *join_fd = -1;
   if (step >= RC_CG_MAX_STEPS)
     return rc_error_set (err, EINVAL, "cgroup: step %u of at most %d", step, RC_CG_MAX_STEPS);
-  return slot->ops->step_prepare (slot, step, memory_bytes, pids, meter, clone_fd, unmet, err);
+  return slot->ops->step_prepare (slot, step, memory_bytes, pids, meter, clone_fd, join_fd, unmet,
+                                  err);
 }
 
 int

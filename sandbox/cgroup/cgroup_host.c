@@ -325,3 +325,34 @@ rc_cg_own_dir (const char *controller, char **dir, char **mount_dir, rc_err_t *e
     return -1;
   return rc_cg_dir_from (cg, mi, controller, dir, mount_dir, err);
 }
+
+int
+rc_cgroup_check_controllers (enum rc_cgroup_mode mode, rc_err_t *err)
+{
+  static const char *const v2_need[] = { "memory", "pids", "cpu" };
+  static const char *const v1_need[] = { "memory", "pids", "cpuacct", "cpu" };
+
+  if (rc_cg_is_v2 (mode))
+    {
+      cleanup_free char *dir = NULL, *mnt = NULL, *path = NULL, *list = NULL;
+      if (rc_cg_own_dir (NULL, &dir, &mnt, err) < 0)
+        return -1;
+      /* What our own cgroup may hand down: its parent enabled these. */
+      if (asprintf (&path, "%s/cgroup.controllers", dir) < 0)
+        return rc_error_sys (err, "cgroup: asprintf");
+      if (read_whole (path, &list, err) < 0)
+        return -1;
+      for (size_t i = 0; i < sizeof v2_need / sizeof v2_need[0]; i++)
+        if (!rc_cg_list_has (list, v2_need[i]))
+          return rc_error_set (err, ENOENT, "cgroup v2: controller %s is not available in %s",
+                               v2_need[i], dir);
+      return 0;
+    }
+  for (size_t i = 0; i < sizeof v1_need / sizeof v1_need[0]; i++)
+    {
+      cleanup_free char *dir = NULL, *mnt = NULL;
+      if (rc_cg_own_dir (v1_need[i], &dir, &mnt, err) < 0)
+        return rc_error_wrap (err, "cgroup v1: controller %s", v1_need[i]);
+    }
+  return 0;
+}

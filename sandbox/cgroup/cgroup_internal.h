@@ -66,11 +66,14 @@ struct rc_cgroup_slot
   int v1_hier[RC_CG1_COUNT];
   unsigned v1_gen;
   int v1_tasks[RC_CG1_COUNT]; /* `tasks` of each hierarchy (the init's move) */
+  int v1_job;                 /* the job's memory cgroup below the slot's (j<gen>) */
+  int v1_job_tasks;           /* its `tasks`: a step's first process joins it */
   int v1_limit, v1_memsw, v1_max_usage, v1_failcnt, v1_oom, v1_usage, v1_stat;
   int v1_pids_max, v1_cpu_usage;
   int v1_memsw_max_usage, v1_memsw_failcnt;
   bool v1_viewed;    /* the job's view is mounted for this generation */
-  uint64_t v1_cap;   /* flat tree: the all-slots cap, folded into the limit */
+  int v1_mem_view;   /* the memory hierarchy mounted hidden in the init's namespace */
+  int v1_pids_view;  /* the pids hierarchy, likewise */
   uint64_t pids_max; /* the tree's per-slot pids.max */
 };
 
@@ -84,8 +87,8 @@ struct rc_cgroup_ops
   int (*slot_enter) (struct rc_cgroup_slot *slot, rc_err_t *err);
   int (*view_setup) (struct rc_cgroup_slot *slot, const char *hidden_dir, rc_err_t *err);
   int (*step_prepare) (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_bytes,
-                       uint64_t pids, struct rc_cgroup_meter *meter, int *clone_fd, bool *unmet,
-                       rc_err_t *err);
+                       uint64_t pids, struct rc_cgroup_meter *meter, int *clone_fd, int *join_fd,
+                       bool *unmet, rc_err_t *err);
   int (*step_view) (struct rc_cgroup_slot *slot, unsigned step, const char *target,
                     const char *mask_file, rc_err_t *err);
   int (*job_clear) (struct rc_cgroup_slot *slot, bool *renewed, rc_err_t *err);

@@ -186,24 +186,6 @@ rc_move_mount (int from_dirfd, const char *from_path, int to_dirfd, const char *
   return (int)syscall (__NR_move_mount, from_dirfd, from_path, to_dirfd, to_path, flags);
 }
 
-static inline int
-rc_fsopen (const char *fstype, unsigned int flags)
-{
-  return (int)syscall (__NR_fsopen, fstype, flags);
-}
-
-static inline int
-rc_fsconfig (int fd, unsigned int cmd, const char *key, const void *value, int aux)
-{
-  return (int)syscall (__NR_fsconfig, fd, cmd, key, value, aux);
-}
-
-static inline int
-rc_fsmount (int fd, unsigned int flags, unsigned int attr_flags)
-{
-  return (int)syscall (__NR_fsmount, fd, flags, attr_flags);
-}
-
 /* openat2: struct open_how and the RESOLVE_* flags. */
 struct rc_open_how
 {

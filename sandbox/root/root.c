@@ -123,31 +123,6 @@ make_parents (int rootfd, const char *rel)
   return 0;
 }
 
-static bool
-path_at_or_below (const char *p, const char *top)
-{
-  size_t n = strlen (top);
-  return strncmp (p, top, n) == 0 && (p[n] == '\0' || p[n] == '/');
-}
-
-int
-rc_root_host_path_ok (const char *p)
-{
-  /* The job's own mounts and links: a host path there would be covered
-   * (/tmp, /proc, ...) or lead through the /var/tmp link. */
-  static const char *const reserved[]
-      = { "/tmp",     "/var/tmp",       "/dev",        "/proc",     "/sys",
-          "/sandbox", RC_ROOT_LANG_DIR, "/etc/passwd", "/etc/group" };
-  size_t i;
-  if (p == NULL || p[0] != '/' || p[1] == '\0' || strstr (p, "/../") != NULL
-      || strstr (p, "/./") != NULL || strlen (p) >= PATH_MAX - 16)
-    return 0;
-  for (i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-    if (path_at_or_below (p, reserved[i]))
-      return 0;
-  return 1;
-}
-
 static int
 bind_into_root (const char *host, const char *rel)
 {
@@ -169,7 +144,7 @@ add_host_path (int rootfd, const char *p, bool bind)
   const char *rel = p + 1;
   struct stat st, have;
   int fd;
-  if (!rc_root_host_path_ok (p))
+  if (!rc_lang_host_path_ok (p))
     {
       errno = EINVAL;
       return -1;

@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "common/job.h"
+#include "common/lang.h"
 #include "sandbox/hostfs.h"
 #include "sandbox/cgroup/cgroup.h"
 
@@ -34,7 +35,7 @@
  * only ever a mount point (sandbox.c makes it at host setup). */
 #define RC_ROOT_NR "/sandbox"
 /* Where the language directories appear in every job's root. */
-#define RC_ROOT_LANG_DIR "/lang"
+#define RC_ROOT_LANG_DIR RC_JOB_LANG_DIR
 #define RC_ROOT_SHM_DIR "/tmp/.shm"
 #define RC_TMP_OPTS_MAX 96
 
@@ -117,8 +118,5 @@ void rc_root_tmp_options (const struct rc_job_spec *spec, char opts[RC_TMP_OPTS_
  * (/dev/shm links there). */
 int rc_root_tmp_mount (struct rc_root *root, const char *prefix, const char **step);
 
-/* An absolute path without . or .. components, outside the job's own
- * mounts (/tmp, /var/tmp, /dev, /proc, /sys, /sandbox, /lang). */
-int rc_root_host_path_ok (const char *p);
 
 #endif

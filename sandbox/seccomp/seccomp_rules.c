@@ -35,8 +35,9 @@
  *   clone3 -> ENOSYS: BPF cannot read its flags (they are in user memory);
  *   ENOSYS makes glibc, Go and the JVM fall back to clone(2).
  *
- * - inotify_init, inotify_init1, inotify_add_watch -> ENOSYS: a watch on a
- *   shared read-only file sees other jobs' opens (docs/sandbox.md).
+ * - inotify_init, inotify_init1, inotify_add_watch, fanotify_init -> ENOSYS:
+ *   a watch on a shared read-only file sees other jobs' opens
+ *   (docs/sandbox.md).
  *
  * - io_uring_* -> EPERM, not kill: runtimes (libuv in Node) probe io_uring
  *   at start and fall back to epoll on an error.
@@ -235,6 +236,8 @@ add_rules (scmp_filter_ctx ctx, rc_err_t *err)
   ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (inotify_init), 0);
   ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (inotify_init1), 0);
   ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (inotify_add_watch), 0);
+  /* fanotify: unprivileged since 5.13 with inode marks, the same channel. */
+  ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (fanotify_init), 0);
 
   ADD (SCMP_ACT_ERRNO (EPERM), resolve ("io_uring_setup", 425), 0);
   ADD (SCMP_ACT_ERRNO (EPERM), resolve ("io_uring_enter", 426), 0);

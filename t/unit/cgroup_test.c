@@ -184,11 +184,11 @@ run_step (struct rc_cgroup_slot *slot, unsigned step, uint64_t mem, uint64_t pid
   struct step_report r = { 0 };
   struct rc_cgroup_meter m;
   rc_err_t err = NULL;
-  int clone_fd = -1;
+  int clone_fd = -1, join_fd = -1;
   bool unmet = false;
   pid_t pid;
 
-  if (rc_cgroup_step_prepare (slot, step, mem, pids, &m, &clone_fd, &unmet, &err) < 0)
+  if (rc_cgroup_step_prepare (slot, step, mem, pids, &m, &clone_fd, &join_fd, &unmet, &err) < 0)
     {
       diag_err (&err);
       return r;
@@ -205,7 +205,13 @@ run_step (struct rc_cgroup_slot *slot, unsigned step, uint64_t mem, uint64_t pid
   else
     pid = fork ();
   if (pid == 0)
-    job_main (j);
+    {
+      /* v1: the job's memory cgroup, below the init's (as the sandbox's
+       * child joins it before it execs). */
+      if (join_fd >= 0 && pwrite (join_fd, "0", 1, 0) != 1)
+        _exit (99);
+      job_main (j);
+    }
   if (pid < 0 || waitpid (pid, &r.status, 0) < 0)
     r.status = -1;
   (void)rc_cgroup_meter_cpu_us (&m, &r.cpu_us, NULL);
