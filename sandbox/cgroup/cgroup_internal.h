@@ -70,7 +70,8 @@ struct rc_cgroup_slot
   int v1_pids_max, v1_cpu_usage;
   int v1_memsw_max_usage, v1_memsw_failcnt;
   bool v1_viewed; /* the job's view is mounted for this generation */
-  uint64_t v1_cap;         /* flat tree: the all-slots cap, folded into the limit */
+  uint64_t v1_cap;         /* unused: the flat one-slot tree that folded the
+                            * all-slots cap into a slot's limit is gone */
   uint64_t pids_max;       /* the tree's per-slot pids.max */
 };
 

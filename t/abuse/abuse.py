@@ -20,9 +20,10 @@ Per case, two TAP points:
 Each request has a timeout and the suite a deadline (RC_ABUSE_DEADLINE
 seconds, default 1800), so it always ends by itself.
 
-With RC_ABUSE_PRESTART=1 (t/abuse/prestarted.py) the services run with
-RUN_PRESTART=1, every job in a namespace init started ahead of it, and each
-phase ends with one more point: the request log says every job was.
+RC_ABUSE_PRESTART=1 is a leftover: it sets RUN_PRESTART=1, which runcell
+no longer reads (the pre-started init and t/abuse/prestarted.py are gone;
+every job runs on its slot's init, docs/sandbox.md), and then expects a
+"prestarted" field no request log line has.
 
 RC_ABUSE_ONLY=a.c,b.py runs a subset (development).  RC_ABUSE_VERBOSE=1
 prints every response summary as TAP comments.

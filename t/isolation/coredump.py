@@ -4,15 +4,15 @@ A piped kernel.core_pattern (apport, systemd-coredump) runs its helper as
 host root outside the job's cgroup, and the kernel ignores RLIMIT_CORE 0
 for pipes.  Jobs run with a hard RLIMIT_CORE of 1 (the kernel's "abort"
 value for pipes, and below a page for files) and seccomp refuses any
-change of it (sandbox/child.c, seccomp_filter.c).
+change of it (sandbox/process/child.c, sandbox/seccomp/seccomp_rules.c).
 
-The cold run sets core_pattern to a pipe into a helper of its own that
+The run sets core_pattern to a pipe into a helper of its own that
 records the crashing program's name, and restores the original value
 whatever happens.  Controls: a host process with RLIMIT_CORE 0 does start
 the helper (so the test can see one), one with RLIMIT_CORE 1 does not.
 Then two jobs crash (one after trying to lower the limit to 0): neither
-starts it.  The prestarted run (which may run beside the cold one) checks
-the mechanisms only: the job's limits and the refused change.
+starts it.  (isolib.PRESTART, read below, no longer exists: the
+pre-started init and its rerun wrapper are gone.)
 """
 
 import os

@@ -41,11 +41,11 @@ def peak(mode, n):
     return r.step["memory_peak_kb"]
 
 
-# Pure cgroup v2 before 6.12 cannot reset memory.peak per job: the
-# sandbox then reports the slot's all-time peak when this job raised it,
-# else the sampled memory.current (sandbox/cgroup_v2.c), which misses a
-# short job's peak.  A failure there is a known limitation (TAP TODO, shown
-# as XFAIL); a pass still passes.
+# Pure cgroup v2 before 6.12 cannot reset memory.peak.  The sandbox no
+# longer needs to: every step gets a fresh cgroup leaf whose memory.peak
+# starts at zero (sandbox/cgroup/cgroup_v2.c), on 6.1 too.  The guard below
+# is a leftover that still reports a failure there as TAP TODO (XFAIL),
+# which hides a real failure on Debian 12's kernel.
 _rel = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
 PEAK_NOT_RESETTABLE = os.path.exists("/sys/fs/cgroup/cgroup.controllers") and _rel < (6, 12)
 

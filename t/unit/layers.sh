@@ -1,11 +1,12 @@
 #!/bin/bash
 # layers.sh - the layering the architecture promises, checked on the sources.
 #
-# The libraries link one way (libfcgi.a -> libsandbox.a -> libcommon.a), so a
-# call in the wrong direction fails the link; this test holds what the
-# linker cannot see: privileged host work (mounts, namespaces, uid and owner
-# changes) lives in sandbox/ only, and no header is included against the
-# direction of the layers.  TAP.
+# The libraries are linked one way (libfcgi.a -> libsandbox.a ->
+# libcommon.a), but that order fails a call in the wrong direction only when
+# nothing else pulled in the object defining it, so it proves nothing.  This
+# test checks the sources: privileged host work (mounts, namespaces, uid and
+# owner changes) lives in sandbox/ only, and no header is included against
+# the direction of the layers (a wrong-way call needs one).  TAP.
 set -u
 top=${srcdir:-$(dirname "$0")/../..}
 cd "$top" || { echo "1..0 # SKIP no source tree"; exit 0; }
