@@ -143,9 +143,9 @@ int rc_cgroup_step_view (struct rc_cgroup_slot *slot, unsigned step, const char 
                          const char *mask_file, rc_err_t *err);
 /* After the job, once its processes are gone: v2 removes the step leaves
  * and makes the next job's first one; v1 replaces the slot's memory cgroup
- * when the job left more than a few pages charged to it.  *renewed says it
- * did (the init then unshares its cgroup namespace again and remounts the
- * view). */
+ * when the job left more than RC_CG1_NOISE (1 MiB) charged to it, moves
+ * the init there, unshares its cgroup namespace again and has the view
+ * remounted at the next step.  *renewed says it did. */
 int rc_cgroup_job_clear (struct rc_cgroup_slot *slot, bool *renewed, rc_err_t *err);
 
 /* ---- the supervisor's readings ---------------------------------------- */

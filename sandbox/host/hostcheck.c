@@ -4,8 +4,9 @@
  * verdict is the last line.  Probes are side-effect free: syscalls are
  * called with arguments that make an implemented call fail with EBADF or
  * EINVAL, so only ENOSYS means "missing".  Only what the sandbox cannot do
- * without makes the check fail; the rest are warnings (a fallback exists or
- * it is defence in depth).
+ * without makes the check fail; the rest are warnings (defence in depth,
+ * or a limit that would be clamped): there is one code path, and no
+ * fallback for a missing feature.
  */
 #include "config.h"
 

@@ -111,8 +111,8 @@ rc_child_set_rlimits (const struct rc_limits *limits)
 int
 rc_child_lock_caps (unsigned last_cap)
 {
-  /* The bounding set was emptied once by the process that runs jobs
-   * (rc_sandbox_drop_bounding) and came down with the clone; two reads
+  /* The bounding set was emptied once by the slot's init when it started
+   * (slot/init.c) and came down with the clone; two reads
    * check it did, instead of dropping every capability again per job
    * (41 prctl calls, about 60 us on the development host).  EPERM, not
    * a silent pass, when it did not. */

@@ -1,4 +1,4 @@
-/* cgroup_parse_test.c - where sandbox/cgroup.c thinks our cgroup lives, on
+/* cgroup_parse_test.c - where sandbox/cgroup/cgroup.c thinks our cgroup lives, on
  * literal /proc/self/cgroup and /proc/self/mountinfo texts of layouts this
  * machine does not have: pure v2 under systemd, co-mounted cpu,cpuacct, a
  * container whose hierarchy mount is rooted below the hierarchy root, an
