@@ -490,7 +490,8 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
           goto fail;
         }
     }
-  if (load_sessions (get, ud, cfg, err) < 0 || load_lang_overrides (get, ud, cfg, err) < 0)
+  if (load_sessions (get, ud, cfg, err) < 0 || rc_config_load_front (get, ud, cfg, err) < 0
+      || load_lang_overrides (get, ud, cfg, err) < 0)
     goto fail;
   return 0;
 
@@ -499,10 +500,151 @@ fail:
   return -1;
 }
 
+/* RUN_CONFIG_FILE: the variables of an EnvironmentFile= (NAME=value a
+ * line, '#' or ';' starts a comment, one pair of surrounding quotes
+ * dropped), looked up before the environment.  At start both say the
+ * same (systemd exported the file); at a reload only the file has the
+ * operator's new values. */
+struct file_vars
+{
+  char **lines; /* "NAME=value", NULL-terminated */
+};
+
+static const char *
+file_getenv (const char *name, void *userdata)
+{
+  const struct file_vars *fv = userdata;
+  size_t n = strlen (name);
+  for (char **l = fv->lines; l && *l; l++)
+    if (strncmp (*l, name, n) == 0 && (*l)[n] == '=')
+      return *l + n + 1;
+  return getenv (name);
+}
+
+static int
+read_config_file (const char *path, struct file_vars *fv, rc_err_t *err)
+{
+  FILE *f = fopen (path, "re");
+  char line[8192];
+  size_t n = 0, lineno = 0;
+  if (f == NULL)
+    return rc_error_sys (err, "RUN_CONFIG_FILE: %s", path);
+  while (fgets (line, sizeof line, f))
+    {
+      char *p = line, *eq, *v, *end;
+      lineno++;
+      p[strcspn (p, "\r\n")] = '\0';
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p == '\0' || *p == '#' || *p == ';')
+        continue;
+      eq = strchr (p, '=');
+      if (eq == NULL || !is_env_key (p, (size_t)(eq - p)))
+        {
+          fclose (f);
+          return rc_error_set (err, 0, "RUN_CONFIG_FILE: %s:%zu: expected NAME=value", path,
+                               lineno);
+        }
+      v = eq + 1;
+      end = v + strlen (v);
+      while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+        *--end = '\0';
+      if (end - v >= 2 && (*v == '"' || *v == '\'') && end[-1] == *v)
+        {
+          memmove (v, v + 1, (size_t)(end - v - 2));
+          v[end - v - 2] = '\0';
+        }
+      memmove (eq + 1, v, strlen (v) + 1);
+      if (strv_push (&fv->lines, &n, p, strlen (p)) < 0)
+        {
+          fclose (f);
+          return rc_error_set (err, ENOMEM, "RUN_CONFIG_FILE");
+        }
+    }
+  fclose (f);
+  return 0;
+}
+
 int
 rc_config_load_env (struct rc_config *cfg, rc_err_t *err)
 {
-  return rc_config_load (cfg, env_getenv, NULL, err);
+  struct file_vars fv = { NULL };
+  const char *path = getenv ("RUN_CONFIG_FILE");
+  int r;
+  if (path == NULL || *path == '\0')
+    return rc_config_load (cfg, env_getenv, NULL, err);
+  if (read_config_file (path, &fv, err) < 0)
+    {
+      rc_strv_free (fv.lines);
+      memset (cfg, 0, sizeof *cfg);
+      return -1;
+    }
+  r = rc_config_load (cfg, file_getenv, &fv, err);
+  rc_strv_free (fv.lines);
+  if (r == 0 && (cfg->config_file = strdup (path)) == NULL)
+    {
+      rc_config_free (cfg);
+      return rc_error_set (err, ENOMEM, "RUN_CONFIG_FILE");
+    }
+  return r;
+}
+
+/* Appends name to a comma-separated list. */
+static void
+note_change (char **changed, const char *name)
+{
+  char *grown = NULL;
+  if (asprintf (&grown, "%s%s%s", *changed ? *changed : "", *changed ? ", " : "", name) < 0)
+    return;
+  free (*changed);
+  *changed = grown;
+}
+
+static bool
+str_differs (const char *a, const char *b)
+{
+  return (a == NULL) != (b == NULL) || (a && strcmp (a, b) != 0);
+}
+
+#define KEEP_NUM(field, name)                                                                      \
+  do                                                                                               \
+    if (old->field != fresh->field)                                                                \
+      {                                                                                            \
+        fresh->field = old->field;                                                                 \
+        note_change (changed, name);                                                               \
+      }                                                                                            \
+  while (0)
+#define KEEP_STR(field, name)                                                                      \
+  do                                                                                               \
+    if (str_differs (old->field, fresh->field))                                                    \
+      {                                                                                            \
+        free (fresh->field);                                                                       \
+        fresh->field = old->field ? strdup (old->field) : NULL;                                    \
+        note_change (changed, name);                                                               \
+        if (old->field && fresh->field == NULL)                                                    \
+          return -1;                                                                               \
+      }                                                                                            \
+  while (0)
+
+int
+rc_config_keep_restart_only (const struct rc_config *old, struct rc_config *fresh, char **changed)
+{
+  *changed = NULL;
+  /* The slot table, the cgroup tree and the uids are made at start; the
+   * socket is open; the sessions live where they were made. */
+  KEEP_NUM (concurrency, "RUN_CONCURRENCY");
+  KEEP_NUM (uid_base, "RUN_UID_BASE");
+  KEEP_NUM (pids_max, "RUN_PIDS_MAX");
+  KEEP_NUM (memory_total_max, "RUN_MEMORY_TOTAL_MAX");
+  KEEP_NUM (workers_memory_max, "RUN_WORKERS_MEMORY_MAX");
+  KEEP_NUM (sandbox, "RUN_SANDBOX");
+  KEEP_NUM (sandbox_required, "RUN_SANDBOX");
+  KEEP_NUM (sessions.quota, "SESSION_QUOTA");
+  KEEP_STR (cgroup_name, "RUN_CGROUP_NAME");
+  KEEP_STR (state_dir, "RUN_STATE_DIR");
+  KEEP_STR (listen, "RUN_LISTEN");
+  KEEP_STR (sessions.dir, "RUN_SESSIONS_DIR");
+  return 0;
 }
 
 void
@@ -516,6 +658,8 @@ rc_config_free (struct rc_config *cfg)
   free (cfg->cgroup_name);
   free (cfg->languages);
   free (cfg->sessions.dir);
+  free (cfg->config_file);
+  rc_config_free_front (cfg);
   for (size_t i = 0; i < cfg->n_lang_overrides; i++)
     {
       free (cfg->lang_overrides[i].slug);

@@ -49,6 +49,9 @@ struct rc_session_config
   uint64_t inactivity_s;        /* SESSION_INACTIVITY_TIMEOUT_SECONDS (1800) */
   uint64_t sweep_s;             /* SESSION_SWEEP_INTERVAL_SECONDS (60) */
   uint64_t lock_wait_s;         /* SESSION_LOCK_WAIT_TIMEOUT_SECONDS (30) */
+  uint64_t max_per_client;      /* MAX_SESSIONS_PER_CLIENT (MAX_SESSIONS / 4, at least 1) */
+  uint64_t max_result_bytes;    /* MAX_RESULT_BYTES (MAX_SESSION_SIZE): apparent bytes of
+                                 * the attachments of one answer */
 };
 
 /* The operator's overrides of one language (RUN_TMP_SIZE_<SLUG>,
@@ -61,6 +64,30 @@ struct rc_lang_override
   uint64_t memory_bytes;
   char **overlay_paths; /* NULL-terminated */
 };
+
+/* The API families, for the per-route queue (RUN_QUEUE_ROUTES). */
+enum rc_route_family
+{
+  RC_FAMILY_OTHER = 0, /* /health, /metrics, ...: never a job */
+  RC_FAMILY_RUN,       /* POST /run */
+  RC_FAMILY_V1,        /* /v1/... */
+  RC_FAMILY_SESSIONS,  /* /sessions..., POST /execute */
+};
+#define RC_FAMILY_BIT(f) (1u << (unsigned)(f))
+
+/* One entry of an address allow-list (RUN_METRICS_ALLOW): an IPv4 or IPv6
+ * network in the 16-byte form (IPv4 as ::ffff:a.b.c.d). */
+struct rc_cidr
+{
+  unsigned char addr[16];
+  unsigned prefix; /* 0..128, counted on the 16-byte form */
+};
+/* True when addr (text, as nginx's $remote_addr) is in one of the n
+ * networks. */
+bool rc_cidr_match (const struct rc_cidr *list, size_t n, const char *addr);
+/* "127.0.0.0/8, ::1" (commas or spaces); an error names the variable. */
+int rc_cidr_parse_list (const char *name, const char *text, struct rc_cidr **out, size_t *n,
+                        rc_err_t *err);
 
 struct rc_config
 {
@@ -96,6 +123,16 @@ struct rc_config
   struct rc_limits limit_max;
   unsigned max_files; /* RUN_MAX_FILES (64): files per /v1/execute request */
   struct rc_session_config sessions;
+  /* The front (docs/design.md, "A bounded queue, a growing pool"). */
+  unsigned queue_max;            /* RUN_QUEUE_MAX (4 x RUN_CONCURRENCY): requests waiting */
+  uint64_t queue_wait_ms;        /* RUN_QUEUE_WAIT_MS (30000): longest wait in the queue */
+  unsigned queue_routes;         /* RUN_QUEUE_ROUTES (v1,sessions): RC_FAMILY_BIT()s */
+  unsigned workers_max;          /* RUN_WORKERS_MAX (slots + queue + spare + 32) */
+  uint64_t workers_memory_max;   /* RUN_WORKERS_MEMORY_MAX (1g, 0: none): the workers' cgroup */
+  struct rc_cidr *metrics_allow; /* RUN_METRICS_ALLOW (127.0.0.0/8,::1) */
+  size_t n_metrics_allow;
+  char *config_file; /* RUN_CONFIG_FILE: NAME=value lines read before the
+                      * environment, again at each reload (SIGHUP) */
   struct rc_lang_override *lang_overrides;
   size_t n_lang_overrides;
 };
@@ -108,6 +145,12 @@ const struct rc_lang_override *rc_config_lang_override (const struct rc_config *
 typedef const char *(*rc_getenv_fn) (const char *name, void *userdata);
 
 int rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *userdata, rc_err_t *err);
+/* The variables a reload cannot change (the slots, their uids and
+ * cgroups, the socket, the state): each one that differs between old and
+ * fresh is copied back from old into fresh and named in *changed (a
+ * comma-separated list the caller frees; NULL when none differ). */
+int rc_config_keep_restart_only (const struct rc_config *old, struct rc_config *fresh,
+                                 char **changed);
 /* The readers of one numeric variable: an unset or empty variable leaves *out as it
  * is; a value that does not parse or lies outside its range fails, naming
  * the variable.  rc_config_env_size takes a size with k/m/g units. */
@@ -115,7 +158,13 @@ int rc_config_env_u64 (rc_getenv_fn get, void *ud, const char *name, uint64_t mi
                        uint64_t *out, rc_err_t *err);
 int rc_config_env_size (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t *out,
                         rc_err_t *err);
-/* rc_config_load with getenv(3). */
+/* The front's variables (common/config_front.c): the queue, the worker
+ * pool, the metrics allow-list; after the sessions' (MAX_SESSIONS is
+ * their default's base). */
+int rc_config_load_front (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err);
+void rc_config_free_front (struct rc_config *cfg);
+/* rc_config_load with RUN_CONFIG_FILE (when the environment names one)
+ * first, then getenv(3): the service's start and every reload. */
 int rc_config_load_env (struct rc_config *cfg, rc_err_t *err);
 void rc_config_free (struct rc_config *cfg);
 

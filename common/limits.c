@@ -167,7 +167,11 @@ rc_limits_resolve (const struct rc_config *cfg, const struct rc_lang *lang,
       run->pids = sc->pids;
       run->output_bytes = sc->max_output;
       run->nofile = sc->nofile;
-      run->fsize_bytes = sc->fsize;
+      /* A file's apparent size counts, not its blocks: a sparse file
+       * takes nothing of the session's tmpfs but is read back whole
+       * (GET, attachments).  So no file may outgrow the session's byte
+       * quota, whatever CONTAINER_ULIMIT_FSIZE says. */
+      run->fsize_bytes = sc->fsize < sc->max_session_size ? sc->fsize : sc->max_session_size;
       out->tmp_bytes = sc->tmp_size;
       break;
     case RC_LIMITS_EXECUTE:

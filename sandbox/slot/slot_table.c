@@ -4,7 +4,10 @@
 #include "common/clock.h"
 #include "sandbox/slot/slot_table.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
@@ -14,11 +17,11 @@
 #include <unistd.h>
 
 /* One word per slot: state (8 bits) | claim sequence (24) | owner (32). */
-#define W_STATE(w) ((enum rc_slot_state)((w) >> 56))
+#define W_STATE(w) ((enum rc_slot_state) ((w) >> 56))
 #define W_SEQ(w) ((uint32_t)(((w) >> 32) & 0xffffffu))
 #define W_OWNER(w) ((pid_t)(uint32_t)(w))
 #define W_MAKE(st, seq, owner)                                                                     \
-  (((uint64_t)(st) << 56) | ((uint64_t)((seq) & 0xffffffu) << 32) | (uint64_t)(uint32_t)(owner))
+  (((uint64_t)(st) << 56) | ((uint64_t)((seq)&0xffffffu) << 32) | (uint64_t)(uint32_t)(owner))
 
 struct slot_entry
 {
@@ -29,13 +32,39 @@ struct slot_entry
   char failure[128]; /* written by the init before it exits, read after */
 };
 
+/* A ticket of the wait queue: who holds it and whether it still waits. */
+enum ticket_state
+{
+  TICKET_FREE = 0, /* served, given up, or never taken */
+  TICKET_WAITING,
+};
+struct ticket
+{
+  int32_t pid;
+  uint32_t state;
+};
+
+/* The queue: tickets head..tail-1 in a ring, under a robust process-shared
+ * mutex (a process that dies holding it cannot wedge the others).  Only
+ * the waiting ticket at head may claim a slot, so tickets are served in
+ * order; head moves past tickets that are no longer waiting. */
+struct ticket_queue
+{
+  pthread_mutex_t lock;
+  uint64_t head, tail;
+  _Atomic uint32_t waiting; /* tickets in TICKET_WAITING */
+  struct ticket ring[RC_QUEUE_RING];
+};
+
 struct slot_table
 {
-  /* The futex word: bumped whenever a slot becomes READY; `waiters` lets
-   * the bump skip the wake-up call when nobody sleeps. */
+  /* The futex word: bumped whenever a slot becomes READY or the queue's
+   * head moves; `waiters` lets the bump skip the wake-up call when nobody
+   * sleeps. */
   _Atomic uint32_t releases;
   _Atomic uint32_t waiters;
   unsigned n;
+  struct ticket_queue queue;
   struct slot_entry slots[];
 };
 
@@ -67,10 +96,17 @@ rc_slot_table_create (unsigned n)
 {
   size_t size = sizeof (struct slot_table) + n * sizeof (struct slot_entry);
   void *p = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  pthread_mutexattr_t ma;
   if (p == MAP_FAILED)
     return -1;
   table = p;
   table->n = n;
+  if (pthread_mutexattr_init (&ma) != 0
+      || pthread_mutexattr_setpshared (&ma, PTHREAD_PROCESS_SHARED) != 0
+      || pthread_mutexattr_setrobust (&ma, PTHREAD_MUTEX_ROBUST) != 0
+      || pthread_mutex_init (&table->queue.lock, &ma) != 0)
+    return -1;
+  pthread_mutexattr_destroy (&ma);
   return 0;
 }
 
@@ -163,8 +199,9 @@ rc_slot_take_retire (unsigned slot)
   return atomic_exchange (&table->slots[slot].retire, 0) != 0;
 }
 
-struct rc_slot_claim
-rc_slot_claim_now (bool *pending)
+/* Any READY slot, whatever the queue holds (its head's claim). */
+static struct rc_slot_claim
+claim_any (bool *pending)
 {
   struct rc_slot_claim c = { .slot = -1 };
   bool soon = false;
@@ -185,6 +222,151 @@ rc_slot_claim_now (bool *pending)
 }
 
 struct rc_slot_claim
+rc_slot_claim_now (bool *pending)
+{
+  /* Requests waiting in the queue came first: a claim that does not
+   * queue (/run, the readiness canary) finds the runner busy. */
+  if (atomic_load (&table->queue.waiting) > 0)
+    {
+      if (pending)
+        *pending = false;
+      return (struct rc_slot_claim){ .slot = -1 };
+    }
+  return claim_any (pending);
+}
+
+/* ---- the wait queue ---------------------------------------------------- */
+
+static void
+queue_lock (void)
+{
+  /* The holder died in its few instructions under the lock: the state is
+   * a ticket more or less, which the skips below tolerate. */
+  if (pthread_mutex_lock (&table->queue.lock) == EOWNERDEAD)
+    pthread_mutex_consistent (&table->queue.lock);
+}
+
+static void
+queue_unlock (void)
+{
+  pthread_mutex_unlock (&table->queue.lock);
+}
+
+/* Under the lock: head past every ticket that no longer waits. */
+static bool
+queue_skip (void)
+{
+  struct ticket_queue *q = &table->queue;
+  uint64_t was = q->head;
+  while (q->head < q->tail && q->ring[q->head % RC_QUEUE_RING].state != TICKET_WAITING)
+    q->head++;
+  return q->head != was;
+}
+
+/* Under the lock: ticket t stops waiting; true when the head moved (the
+ * next ticket must be woken). */
+static bool
+queue_leave (uint64_t t)
+{
+  struct ticket *k = &table->queue.ring[t % RC_QUEUE_RING];
+  if (k->state == TICKET_WAITING)
+    {
+      k->state = TICKET_FREE;
+      atomic_fetch_sub (&table->queue.waiting, 1);
+    }
+  return queue_skip ();
+}
+
+struct rc_slot_claim
+rc_slot_claim_queued (unsigned max_waiting, uint64_t wait_ms, volatile int *stop,
+                      bool (*gone) (void *ud), void *ud, enum rc_queue_verdict *why,
+                      uint64_t *waited_us)
+{
+  struct ticket_queue *q = &table->queue;
+  uint64_t start = rc_now_us (), deadline = start + wait_ms * 1000, t;
+  struct rc_slot_claim c = rc_slot_claim_now (NULL);
+
+  *why = RC_QUEUE_CLAIMED;
+  *waited_us = 0;
+  if (c.slot >= 0)
+    return c;
+  queue_lock ();
+  if (q->waiting >= max_waiting || q->tail - q->head >= RC_QUEUE_RING)
+    {
+      queue_unlock ();
+      *why = RC_QUEUE_FULL;
+      return c;
+    }
+  t = q->tail++;
+  q->ring[t % RC_QUEUE_RING] = (struct ticket){ .pid = getpid (), .state = TICKET_WAITING };
+  atomic_fetch_add (&q->waiting, 1);
+  queue_unlock ();
+
+  for (;;)
+    {
+      uint32_t seen = rc_slot_table_releases ();
+      bool first, moved = false;
+      uint64_t now;
+
+      queue_lock ();
+      queue_skip ();
+      first = q->head == t;
+      if (first)
+        {
+          c = claim_any (NULL);
+          if (c.slot >= 0)
+            moved = queue_leave (t);
+        }
+      queue_unlock ();
+      if (c.slot >= 0)
+        {
+          if (moved)
+            wake (); /* the next ticket is first now */
+          *waited_us = rc_now_us () - start;
+          return c;
+        }
+      now = rc_now_us ();
+      if ((stop && *stop) || (gone && gone (ud)) || now >= deadline)
+        {
+          queue_lock ();
+          moved = queue_leave (t);
+          queue_unlock ();
+          if (moved)
+            wake ();
+          *why = now >= deadline ? RC_QUEUE_TIMEOUT : RC_QUEUE_GONE;
+          *waited_us = now - start;
+          return c;
+        }
+      /* Woken by a READY slot or a move of the head; the timeout bounds
+       * how late a client's departure or the deadline is noticed. */
+      rc_slot_table_wait (seen, deadline - now < 20000 ? (unsigned)(deadline - now) : 20000);
+    }
+}
+
+unsigned
+rc_slot_queue_length (void)
+{
+  return table ? atomic_load (&table->queue.waiting) : 0;
+}
+
+void
+rc_slot_queue_forget (pid_t pid)
+{
+  struct ticket_queue *q;
+  bool moved = false;
+  if (table == NULL || atomic_load (&table->queue.waiting) == 0)
+    return;
+  q = &table->queue;
+  queue_lock ();
+  for (uint64_t t = q->head; t < q->tail; t++)
+    if (q->ring[t % RC_QUEUE_RING].pid == pid)
+      moved |= queue_leave (t);
+  queue_unlock ();
+  if (moved)
+    wake ();
+}
+
+struct rc_slot_claim
 rc_slot_claim_wait (uint64_t wait_ms, uint64_t cleaning_grace_ms, volatile int *stop)
 {
   uint64_t start = rc_now_ms ();
@@ -201,8 +383,8 @@ rc_slot_claim_wait (uint64_t wait_ms, uint64_t cleaning_grace_ms, volatile int *
         return c;
       /* Woken by the next READY; the timeout bounds how late a stop or a
        * passed deadline is noticed. */
-      rc_slot_table_wait (seen, (unsigned)((limit - now) * 1000 < 20000 ? (limit - now) * 1000
-                                                                        : 20000));
+      rc_slot_table_wait (seen,
+                          (unsigned)((limit - now) * 1000 < 20000 ? (limit - now) * 1000 : 20000));
     }
 }
 

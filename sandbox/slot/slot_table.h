@@ -39,9 +39,9 @@ const char *rc_slot_state_name (enum rc_slot_state s);
 struct rc_slot_view
 {
   enum rc_slot_state state;
-  uint32_t seq;  /* claim sequence, bumped by every claim */
-  pid_t owner;   /* the claimer while RUNNING */
-  pid_t init;    /* the slot's init, 0 when none */
+  uint32_t seq; /* claim sequence, bumped by every claim */
+  pid_t owner;  /* the claimer while RUNNING */
+  pid_t init;   /* the slot's init, 0 when none */
 };
 
 /* Maps the table (MAP_SHARED, before any fork): n slots, all COLD. */
@@ -57,8 +57,9 @@ struct rc_slot_claim
   pid_t init;
 };
 /* Claims a READY slot for the calling process, at once; slot -1 when none
- * is READY.  *pending (may be NULL) says whether some slot is CLEANING or
- * STARTING, i.e. will be READY soon. */
+ * is READY, or when requests wait in the queue (below: they were first).
+ * *pending (may be NULL) says whether some slot is CLEANING or STARTING,
+ * i.e. will be READY soon (and false while the queue holds requests). */
 struct rc_slot_claim rc_slot_claim_now (bool *pending);
 /* A claim that waits, sleeping on the table's futex, at most wait_ms;
  * cleaning_grace_ms more while a slot is being cleaned or started (so
@@ -66,20 +67,45 @@ struct rc_slot_claim rc_slot_claim_now (bool *pending);
  * wait early when it becomes non-zero. */
 struct rc_slot_claim rc_slot_claim_wait (uint64_t wait_ms, uint64_t cleaning_grace_ms,
                                          volatile int *stop);
+/* The wait queue (RUN_QUEUE_MAX, RUN_QUEUE_WAIT_MS): a request that finds
+ * no READY slot takes a ticket and waits, asleep on the table's futex,
+ * until its ticket is the first of those still waiting and a slot is
+ * READY; tickets are served in the order they were taken.  A ticket whose
+ * holder gave up (its wait ran out, its client went away, the process
+ * died: rc_slot_queue_forget) is skipped.  Waiting costs no slot: the
+ * slot is claimed only when the ticket is served.  max_waiting bounds
+ * the tickets waiting at once (RC_QUEUE_FULL past it); gone (may be NULL)
+ * is asked about every 20 ms and ends the wait when it says true. */
+enum rc_queue_verdict
+{
+  RC_QUEUE_CLAIMED = 0,
+  RC_QUEUE_FULL,    /* max_waiting tickets were waiting already */
+  RC_QUEUE_TIMEOUT, /* wait_ms passed */
+  RC_QUEUE_GONE,    /* stop was set or gone() said so */
+};
+#define RC_QUEUE_RING 8192 /* tickets the ring holds; max_waiting stays below half */
+struct rc_slot_claim rc_slot_claim_queued (unsigned max_waiting, uint64_t wait_ms,
+                                           volatile int *stop, bool (*gone) (void *ud), void *ud,
+                                           enum rc_queue_verdict *why, uint64_t *waited_us);
+/* Tickets waiting now (runcell_queue_length). */
+unsigned rc_slot_queue_length (void);
+/* The tickets of a process that died while it waited are given up. */
+void rc_slot_queue_forget (pid_t pid);
+
 /* The futex word, and a sleep until it moves past seen (or timeout_us). */
 uint32_t rc_slot_table_releases (void);
 void rc_slot_table_wait (uint32_t seen, unsigned timeout_us);
 
 /* Transitions.  Each returns false when the slot was not in the state (and
  * sequence) expected: someone else moved it. */
-bool rc_slot_mark_starting (unsigned slot);           /* keeper: COLD/BROKEN */
-bool rc_slot_mark_ready (unsigned slot, pid_t init);  /* init: STARTING/CLEANING */
+bool rc_slot_mark_starting (unsigned slot);          /* keeper: COLD/BROKEN */
+bool rc_slot_mark_ready (unsigned slot, pid_t init); /* init: STARTING/CLEANING */
 /* RUNNING seq -> CLEANING: the claimer when its job is over (before it
  * answers, so a claimer that comes meanwhile waits instead of seeing every
  * slot busy), the init when the claim ends; true also when it is CLEANING
  * with that seq already. */
 bool rc_slot_mark_cleaning (unsigned slot, uint32_t seq);
-void rc_slot_mark_broken (unsigned slot);             /* anyone, any state */
+void rc_slot_mark_broken (unsigned slot); /* anyone, any state */
 /* The keeper's view of one slot's init dying: BROKEN, with its pid gone. */
 void rc_slot_init_gone (unsigned slot, pid_t init);
 

@@ -4,6 +4,7 @@
 #include "common/config.h"
 #include "t/unit/tap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 struct kv
@@ -127,6 +128,13 @@ test_config (void)
     { "RUN_SANDBOX_MEM_MAX", "-1" },
     { "RUN_CGROUP_NAME", "a/b" },
     { "RUN_TIMEOUT_MAX", "forever" },
+    { "RUN_QUEUE_MAX", "5000" },
+    { "RUN_QUEUE_ROUTES", "v1,admin" },
+    { "RUN_WORKERS_MAX", "5" },
+    { "RUN_WORKERS_MEMORY_MAX", "1m" },
+    { "RUN_METRICS_ALLOW", "10.0.0.0/33" },
+    { "RUN_METRICS_ALLOW", "localhost" },
+    { "MAX_SESSIONS_PER_CLIENT", "65" },
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     {
@@ -139,11 +147,92 @@ test_config (void)
     }
 }
 
+/* The front's variables: the queue, the pool, the allow-list. */
+static void
+test_front (void)
+{
+  struct rc_config cfg;
+  char msg[512];
+  static const struct kv empty[] = { { NULL, NULL } };
+  static const struct kv set[] = {
+    { "RUN_CONCURRENCY", "2" },
+    { "RUN_QUEUE_MAX", "6" },
+    { "RUN_QUEUE_ROUTES", "run, sessions" },
+    { "RUN_WORKERS_MAX", "10" },
+    { "RUN_METRICS_ALLOW", "10.1.2.3/8 fd00::/8, 192.168.1.7" },
+    { "MAX_SESSIONS", "10" },
+    { NULL, NULL },
+  };
+
+  tap_ok (load (empty, &cfg, msg, sizeof msg) == 0, "front: defaults load");
+  tap_ok (cfg.queue_max == 40 && cfg.queue_wait_ms == 30000
+              && cfg.queue_routes
+                     == (RC_FAMILY_BIT (RC_FAMILY_V1) | RC_FAMILY_BIT (RC_FAMILY_SESSIONS))
+              && cfg.workers_max == 10 + 40 + 2 + 32 && cfg.sessions.max_per_client == 16
+              && cfg.sessions.max_result_bytes == cfg.sessions.max_session_size,
+          "front: a queue of 4 x the slots for /v1 and sessions, none for /run; the pool's "
+          "ceiling above slots + queue + spares; 16 sessions per client");
+  tap_ok (rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "127.0.0.1")
+              && rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "127.9.8.7")
+              && rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "::1")
+              && !rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "10.0.0.1")
+              && !rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "::2")
+              && !rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "garbage"),
+          "front: /metrics for loopback only by default");
+  rc_config_free (&cfg);
+  tap_ok (load (set, &cfg, msg, sizeof msg) == 0, "front: explicit values load (%s)", msg);
+  tap_ok (cfg.queue_max == 6 && cfg.workers_max == 10
+              && cfg.queue_routes
+                     == (RC_FAMILY_BIT (RC_FAMILY_RUN) | RC_FAMILY_BIT (RC_FAMILY_SESSIONS))
+              && cfg.sessions.max_per_client == 2,
+          "front: explicit values are applied");
+  tap_ok (rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "10.200.0.1")
+              && rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "::ffff:10.0.0.9")
+              && rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "fd12:3456::1")
+              && rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "192.168.1.7")
+              && !rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "192.168.1.8")
+              && !rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "11.0.0.1")
+              && !rc_cidr_match (cfg.metrics_allow, cfg.n_metrics_allow, "127.0.0.1"),
+          "front: networks match by prefix, IPv4 also in its mapped IPv6 form; the list "
+          "replaces the loopback default");
+  rc_config_free (&cfg);
+}
+
+/* A reload keeps what only a restart can change, and names it. */
+static void
+test_restart_only (void)
+{
+  struct rc_config old, fresh;
+  char msg[512], *changed = NULL;
+  static const struct kv a[] = { { "RUN_CONCURRENCY", "2" }, { NULL, NULL } };
+  static const struct kv b[] = { { "RUN_CONCURRENCY", "3" },
+                                 { "RUN_CGROUP_NAME", "other" },
+                                 { "RUN_QUEUE_WAIT_MS", "5" },
+                                 { NULL, NULL } };
+  if (load (a, &old, msg, sizeof msg) < 0 || load (b, &fresh, msg, sizeof msg) < 0)
+    {
+      tap_ok (false, "reload: load (%s)", msg);
+      return;
+    }
+  tap_ok (rc_config_keep_restart_only (&old, &fresh, &changed) == 0 && fresh.concurrency == 2
+              && strcmp (fresh.cgroup_name, "runcell") == 0 && fresh.queue_wait_ms == 5 && changed
+              && strstr (changed, "RUN_CONCURRENCY") && strstr (changed, "RUN_CGROUP_NAME")
+              && !strstr (changed, "RUN_QUEUE_WAIT_MS"),
+          "reload: RUN_CONCURRENCY and RUN_CGROUP_NAME keep their value and are named (%s); "
+          "RUN_QUEUE_WAIT_MS changes",
+          changed ? changed : "none");
+  free (changed);
+  rc_config_free (&old);
+  rc_config_free (&fresh);
+}
+
 int
 main (void)
 {
   test_durations ();
   test_sizes ();
   test_config ();
+  test_front ();
+  test_restart_only ();
   return tap_done ();
 }
