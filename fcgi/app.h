@@ -18,6 +18,9 @@ struct rc_app
   const struct rc_lang_table *langs;
   struct rc_sandbox *sandbox; /* NULL in unit tests of parsing */
   volatile int shutdown_requested;
+  /* The family of the route being served (the router sets it): whether
+   * its jobs wait in the queue (RUN_QUEUE_ROUTES). */
+  enum rc_route_family family;
 };
 
 void rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res);
@@ -58,12 +61,19 @@ void rc_api_session_file_delete (struct rc_app *app, const struct rc_http_reques
 /* Master tick: removes sessions idle past their expiry (sessions.c). */
 void rc_sessions_sweep (const struct rc_config *cfg);
 
-/* Runs a prepared job: claims a slot (429 at once when every slot runs a
- * job), runs it, and leaves the claim to rc_app_after_reply to end.  500
- * on a sandbox failure; 0 when the job ran and res_job holds its result
- * (fcgi/jobs.c). */
+/* Runs a prepared job: claims a slot, runs it, and leaves the claim to
+ * rc_app_after_reply to end (fcgi/jobs.c).  A route of RUN_QUEUE_ROUTES
+ * waits in the queue for a slot (429, or 503 for the sessions, with
+ * Retry-After when the queue is full or the wait ran out); the others
+ * answer 429 at once when every slot runs a job.  500 on a sandbox
+ * failure; 0 when the job ran and res_job holds its result. */
 int rc_app_run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res_job,
                     struct rc_http_response *res);
+/* The canary job (fcgi/canary.c): 1 when it ran and printed what it
+ * should, 0 when no slot was free at once (wait_ms 0: a busy runner is
+ * ready), < 0 with err when it failed or (wait_ms > 0) no slot became
+ * ready in that time. */
+int rc_app_canary (struct rc_app *app, uint64_t wait_ms, rc_err_t *err);
 /* Once the response has been handed to the web server: ends the claims
  * of the jobs just answered (their slots' inits clear them away). */
 void rc_app_after_reply (struct rc_app *app);

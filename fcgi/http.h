@@ -25,6 +25,9 @@ struct rc_http_request
   const char *content_type;     /* may be NULL */
   const char *content_encoding; /* HTTP_CONTENT_ENCODING, may be NULL */
   const char *remote_addr;
+  /* Who the request counts against (MAX_SESSIONS_PER_CLIENT): nginx's
+   * per-client key (RUNCELL_CLIENT), else remote_addr; may be NULL. */
+  const char *client;
   const char *request_id; /* nginx $request_id when passed, else generated */
   const char *body;
   size_t body_len;

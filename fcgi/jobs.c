@@ -1,5 +1,5 @@
-/* jobs.c - running a job on a slot: claim (at once or after a wait), run,
- * account, and end the claim once the answer is out.
+/* jobs.c - running a job on a slot: claim (at once or through the queue),
+ * run, account, and end the claim once the answer is out.
  *
  * A slot is claimed with a compare-and-swap in the slot table the keeper
  * and every slot's init share with the workers (sandbox/slot/slot_table.h).
@@ -7,12 +7,18 @@
  * a worker never waits for a slot to be clean: it ends its claim after
  * FCGX_Finish_r (rc_app_after_reply), when its client has the answer, and
  * the clearing (a fresh /tmp, cgroups, IPC namespace, ...) runs beside the
- * worker's next request.  A claimer that finds no slot ready but one being
- * cleaned or started waits for it (sleeping on the table's futex), so 429
- * means every slot is running a job.
+ * worker's next request.
  *
- * /run answers 429 at once when every slot is busy (its client retries);
- * the sessions API waits up to its lock timeout and answers 503 after.
+ * Two ways to a slot (docs/design.md, "A bounded queue, a growing pool"):
+ *   - a route of RUN_QUEUE_ROUTES (/v1 and the sessions by default) takes
+ *     a ticket in the table's queue and waits, first come first served, at
+ *     most RUN_QUEUE_WAIT_MS, while at most RUN_QUEUE_MAX others wait;
+ *     past either it answers 429 (503 for the sessions, whose contract
+ *     says so) with Retry-After;
+ *   - any other route (/run by default: the contest contract wants an
+ *     immediate 429) takes a READY slot at once, waiting only for a slot
+ *     being cleaned (so 429 means every slot runs a job), and never
+ *     overtakes the queue.
  */
 #include "config.h"
 
@@ -33,26 +39,79 @@ rc_app_after_reply (struct rc_app *app)
     rc_sandbox_end_claims (app->sandbox, false);
 }
 
-static int
-run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
-         struct rc_http_response *res, uint64_t wait_ms, int (*prepare) (int slot, void *ud),
-         void *ud)
+/* A queued request whose client went away gives its ticket up. */
+static bool
+client_gone (void *ud)
 {
-  struct rc_slot_claim claim
-      = rc_slot_claim_wait (wait_ms, CLEANING_WAIT_MS, &app->shutdown_requested);
+  return rc_http_stream_gone (ud);
+}
+
+/* Claims a slot the way the route wants; false with res answered when
+ * none was had. */
+static bool
+claim_slot (struct rc_app *app, struct rc_http_response *res, struct rc_slot_claim *claim)
+{
+  const struct rc_config *cfg = app->cfg;
+  bool sessions = app->family == RC_FAMILY_SESSIONS;
+  enum rc_queue_verdict why;
+  uint64_t waited_us;
+
+  if (!(cfg->queue_routes & RC_FAMILY_BIT (app->family)))
+    {
+      *claim = rc_slot_claim_wait (0, CLEANING_WAIT_MS, &app->shutdown_requested);
+      if (claim->slot >= 0)
+        return true;
+      rc_metrics_count_rejection ();
+      if (sessions)
+        rc_http_error (res, 503, "no execution slot is free");
+      else
+        rc_http_error (res, 429, "runner busy");
+      res->log_outcome = "busy";
+      return false;
+    }
+  *claim = rc_slot_claim_queued (cfg->queue_max, cfg->queue_wait_ms, &app->shutdown_requested,
+                                 client_gone, res, &why, &waited_us);
+  rc_metrics_observe_queue_wait (why, waited_us);
+  if (claim->slot >= 0)
+    return true;
+  rc_metrics_count_rejection ();
+  res->log_outcome = "busy";
+  res->retry_after_s = 1;
+  switch (why)
+    {
+    case RC_QUEUE_FULL:
+      rc_http_errorf (res, sessions ? 503 : 429,
+                      "runner busy: %u requests already wait for a slot (RUN_QUEUE_MAX)",
+                      cfg->queue_max);
+      break;
+    case RC_QUEUE_TIMEOUT:
+      rc_http_errorf (res, sessions ? 503 : 429,
+                      "runner busy: no slot became free within %llu ms (RUN_QUEUE_WAIT_MS)",
+                      (unsigned long long)cfg->queue_wait_ms);
+      break;
+    case RC_QUEUE_CLAIMED:
+    case RC_QUEUE_GONE:
+    default:
+      /* The client went away, or the service is stopping: nobody reads
+       * this answer. */
+      rc_http_error (res, 503, "service unavailable");
+      res->log_outcome = "gone";
+      break;
+    }
+  return false;
+}
+
+int
+rc_app_run_job_prepared (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
+                         struct rc_http_response *res, int (*prepare) (int slot, void *ud),
+                         void *ud)
+{
+  struct rc_slot_claim claim;
   rc_err_t err = NULL;
   int ret;
 
-  if (claim.slot < 0)
-    {
-      rc_metrics_count_rejection ();
-      if (wait_ms == 0)
-        rc_http_error (res, 429, "runner busy");
-      else
-        rc_http_error (res, 503, "no execution slot became free in time");
-      res->log_outcome = "busy";
-      return -1;
-    }
+  if (!claim_slot (app, res, &claim))
+    return -1;
   spec->slot = claim.slot;
   if (prepare && prepare (claim.slot, ud) < 0)
     {
@@ -90,16 +149,8 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
 }
 
 int
-rc_app_run_job_wait (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
-                     struct rc_http_response *res, uint64_t wait_ms,
-                     int (*prepare) (int slot, void *ud), void *ud)
-{
-  return run_job (app, spec, result, res, wait_ms, prepare, ud);
-}
-
-int
 rc_app_run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
                 struct rc_http_response *res)
 {
-  return run_job (app, spec, result, res, 0, NULL, NULL);
+  return rc_app_run_job_prepared (app, spec, result, res, NULL, NULL);
 }

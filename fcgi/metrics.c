@@ -3,6 +3,9 @@
 
 #include "fcgi/metrics.h"
 #include "common/json_out.h"
+#include "fcgi/pool.h"
+#include "fcgi/version.h"
+#include "sandbox/slot/slot_table.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -14,14 +17,24 @@
 #define LANG_SLOTS (MAX_LANGS + 1)
 
 static const char *const outcomes[] = {
-  "ok",     "wall",          "idle",        "cpu",  "memory",          "output",
-  "output_too_large", "compile_error", "bad_request", "busy", "sandbox_failure", "other",
+  "ok",
+  "wall",
+  "idle",
+  "cpu",
+  "memory",
+  "output",
+  "output_too_large",
+  "compile_error",
+  "bad_request",
+  "busy",
+  "sandbox_failure",
+  "other",
 };
 #define N_OUTCOMES (sizeof outcomes / sizeof outcomes[0])
 
 /* Upper bounds of the duration buckets, in seconds. */
-static const double buckets_s[] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-                                    0.25,  0.5,    1,     2.5,  5,     10,   30 };
+static const double buckets_s[]
+    = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30 };
 #define N_BUCKETS (sizeof buckets_s / sizeof buckets_s[0])
 
 struct histogram
@@ -31,10 +44,18 @@ struct histogram
   _Atomic uint64_t total;
 };
 
+/* A slug's index in the counters: kept in the shared mapping, so the
+ * workers forked before and after a reload (which may add languages)
+ * count under the same index. */
+#define LANG_NAME_MAX 48
+
 struct metrics
 {
   _Atomic uint64_t jobs[LANG_SLOTS][N_OUTCOMES];
-  struct histogram setup, run, request;
+  struct histogram setup, run, request, queue_wait;
+  _Atomic uint64_t queue_refused[RC_QUEUE_GONE + 1];
+  char lang_names[MAX_LANGS][LANG_NAME_MAX];
+  _Atomic unsigned n_lang_names;
   _Atomic uint64_t oom_kills;
   _Atomic uint64_t clock_kills[RC_OUTCOME_COUNT];
   _Atomic uint64_t sandbox_failures;
@@ -43,8 +64,7 @@ struct metrics
 };
 
 static struct metrics *m;
-static const char *lang_names[MAX_LANGS];
-static size_t n_lang_names;
+static void observe (struct histogram *h, uint64_t us);
 
 int
 rc_metrics_create (const struct rc_lang_table *langs)
@@ -53,18 +73,44 @@ rc_metrics_create (const struct rc_lang_table *langs)
   if (p == MAP_FAILED)
     return -1;
   m = p;
-  for (size_t i = 0; i < langs->n && i < MAX_LANGS; i++)
-    lang_names[n_lang_names++] = langs->langs[i].slug;
+  rc_metrics_add_langs (langs);
   return 0;
 }
 
 static size_t
 lang_index (const char *lang)
 {
-  for (size_t i = 0; lang && i < n_lang_names; i++)
-    if (strcmp (lang_names[i], lang) == 0)
+  unsigned n = m ? atomic_load (&m->n_lang_names) : 0;
+  for (size_t i = 0; lang && i < n; i++)
+    if (strcmp (m->lang_names[i], lang) == 0)
       return i;
   return MAX_LANGS;
+}
+
+void
+rc_metrics_add_langs (const struct rc_lang_table *langs)
+{
+  /* The master only, before it forks the workers that count under them. */
+  for (size_t i = 0; m && i < langs->n; i++)
+    {
+      unsigned n = atomic_load (&m->n_lang_names);
+      if (n >= MAX_LANGS || strlen (langs->langs[i].slug) >= LANG_NAME_MAX
+          || lang_index (langs->langs[i].slug) != MAX_LANGS)
+        continue;
+      strcpy (m->lang_names[n], langs->langs[i].slug);
+      atomic_store (&m->n_lang_names, n + 1);
+    }
+}
+
+void
+rc_metrics_observe_queue_wait (enum rc_queue_verdict why, uint64_t waited_us)
+{
+  if (m == NULL)
+    return;
+  if (why == RC_QUEUE_CLAIMED)
+    observe (&m->queue_wait, waited_us);
+  else
+    atomic_fetch_add_explicit (&m->queue_refused[why], 1, memory_order_relaxed);
 }
 
 static size_t
@@ -80,7 +126,7 @@ static void
 observe (struct histogram *h, uint64_t us)
 {
   size_t b;
-  for (b = 0; b < N_BUCKETS && (double) us / 1e6 > buckets_s[b]; b++)
+  for (b = 0; b < N_BUCKETS && (double)us / 1e6 > buckets_s[b]; b++)
     ;
   atomic_fetch_add_explicit (&h->count[b], 1, memory_order_relaxed);
   atomic_fetch_add_explicit (&h->sum_us, us, memory_order_relaxed);
@@ -112,7 +158,7 @@ rc_metrics_count_oom (void)
 void
 rc_metrics_count_clock_kill (enum rc_outcome kind)
 {
-  if (m && (unsigned) kind < RC_OUTCOME_COUNT)
+  if (m && (unsigned)kind < RC_OUTCOME_COUNT)
     atomic_fetch_add_explicit (&m->clock_kills[kind], 1, memory_order_relaxed);
 }
 
@@ -139,27 +185,29 @@ render_histogram (struct rc_buf *out, const char *name, const char *help, struct
     {
       cumulative += atomic_load_explicit (&h->count[b], memory_order_relaxed);
       rc_buf_printf (out, "%s_bucket{le=\"%g\"} %llu\n", name, buckets_s[b],
-                     (unsigned long long) cumulative);
+                     (unsigned long long)cumulative);
     }
   cumulative += atomic_load_explicit (&h->count[N_BUCKETS], memory_order_relaxed);
   rc_buf_printf (out, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n", name,
-                 (unsigned long long) cumulative, name,
-                 (double) atomic_load_explicit (&h->sum_us, memory_order_relaxed) / 1e6, name,
-                 (unsigned long long) atomic_load_explicit (&h->total, memory_order_relaxed));
+                 (unsigned long long)cumulative, name,
+                 (double)atomic_load_explicit (&h->sum_us, memory_order_relaxed) / 1e6, name,
+                 (unsigned long long)atomic_load_explicit (&h->total, memory_order_relaxed));
 }
 
 void
 rc_metrics_count_rejection (void)
 {
-  atomic_fetch_add_explicit (&m->busy_rejections, 1, memory_order_relaxed);
+  if (m)
+    atomic_fetch_add_explicit (&m->busy_rejections, 1, memory_order_relaxed);
 }
 
 void
 rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots)
 {
-  uint64_t busy_rejections = atomic_load (&m->busy_rejections);
+  uint64_t busy_rejections;
   if (m == NULL)
     return;
+  busy_rejections = atomic_load (&m->busy_rejections);
   rc_buf_append_str (out, "# HELP runcell_jobs_total Requests that reached a handler, by "
                           "language and outcome.\n# TYPE runcell_jobs_total counter\n");
   for (size_t l = 0; l < LANG_SLOTS; l++)
@@ -169,8 +217,7 @@ rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots)
         if (v == 0)
           continue;
         rc_buf_printf (out, "runcell_jobs_total{language=\"%s\",outcome=\"%s\"} %llu\n",
-                       l < n_lang_names ? lang_names[l] : "", outcomes[o],
-                       (unsigned long long) v);
+                       l < MAX_LANGS ? m->lang_names[l] : "", outcomes[o], (unsigned long long)v);
       }
   render_histogram (out, "runcell_job_setup_seconds",
                     "Sandbox setup time from fork to the first exec.", &m->setup);
@@ -194,12 +241,39 @@ rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots)
                  "runcell_worker_restarts_total %llu\n"
                  "# HELP runcell_clock_kills_total Jobs ended by a limit, by limit.\n"
                  "# TYPE runcell_clock_kills_total counter\n",
-                 slots, busy_slots, (unsigned long long) busy_rejections,
-                 (unsigned long long) atomic_load (&m->oom_kills),
-                 (unsigned long long) atomic_load (&m->sandbox_failures),
-                 (unsigned long long) atomic_load (&m->worker_restarts));
+                 slots, busy_slots, (unsigned long long)busy_rejections,
+                 (unsigned long long)atomic_load (&m->oom_kills),
+                 (unsigned long long)atomic_load (&m->sandbox_failures),
+                 (unsigned long long)atomic_load (&m->worker_restarts));
   for (int k = RC_OUTCOME_WALL; k <= RC_OUTCOME_OUTPUT; k++)
     rc_buf_printf (out, "runcell_clock_kills_total{limit=\"%s\"} %llu\n",
-                   rc_outcome_limit ((enum rc_outcome) k),
-                   (unsigned long long) atomic_load (&m->clock_kills[k]));
+                   rc_outcome_limit ((enum rc_outcome)k),
+                   (unsigned long long)atomic_load (&m->clock_kills[k]));
+  rc_buf_printf (out,
+                 "# HELP runcell_queue_length Requests waiting in the queue for a slot.\n"
+                 "# TYPE runcell_queue_length gauge\nruncell_queue_length %u\n",
+                 rc_slot_queue_length ());
+  render_histogram (out, "runcell_queue_wait_seconds",
+                    "Time a request of a queued route waited for its slot.", &m->queue_wait);
+  rc_buf_printf (out,
+                 "# HELP runcell_queue_refused_total Queued requests that got no slot, by "
+                 "reason.\n# TYPE runcell_queue_refused_total counter\n"
+                 "runcell_queue_refused_total{reason=\"full\"} %llu\n"
+                 "runcell_queue_refused_total{reason=\"timeout\"} %llu\n"
+                 "runcell_queue_refused_total{reason=\"gone\"} %llu\n",
+                 (unsigned long long)atomic_load (&m->queue_refused[RC_QUEUE_FULL]),
+                 (unsigned long long)atomic_load (&m->queue_refused[RC_QUEUE_TIMEOUT]),
+                 (unsigned long long)atomic_load (&m->queue_refused[RC_QUEUE_GONE]));
+  rc_buf_printf (out,
+                 "# HELP runcell_workers Worker processes, by state.\n"
+                 "# TYPE runcell_workers gauge\n"
+                 "runcell_workers{state=\"idle\"} %u\nruncell_workers{state=\"busy\"} %u\n"
+                 "runcell_workers{state=\"starting\"} %u\n"
+                 "runcell_workers{state=\"leaving\"} %u\n"
+                 "# HELP runcell_workers_max The pool's ceiling (RUN_WORKERS_MAX).\n"
+                 "# TYPE runcell_workers_max gauge\nruncell_workers_max %u\n",
+                 rc_pool_count (RC_WORKER_IDLE), rc_pool_count (RC_WORKER_BUSY),
+                 rc_pool_count (RC_WORKER_STARTING), rc_pool_count (RC_WORKER_LEAVING),
+                 rc_pool_max ());
+  rc_version_metric (out);
 }

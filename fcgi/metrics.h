@@ -10,10 +10,15 @@
 
 #include "common/job.h"
 #include "common/lang.h"
+#include "sandbox/slot/slot_table.h"
 
 #include <stdint.h>
 
 int rc_metrics_create (const struct rc_lang_table *langs);
+/* The master, after a reload: slugs it has no counters for yet. */
+void rc_metrics_add_langs (const struct rc_lang_table *langs);
+/* A queued request got its slot after waited_us, or was refused (why). */
+void rc_metrics_observe_queue_wait (enum rc_queue_verdict why, uint64_t waited_us);
 /* One finished request: lang may be NULL, outcome a short word ("ok",
  * "wall", "memory", "busy", ...); durations in microseconds (0 = none). */
 void rc_metrics_record_request (const char *lang, const char *outcome, uint64_t setup_us,

@@ -5,9 +5,12 @@
  */
 #include "config.h"
 
+#include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
+#include "fcgi/version.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef void (*rc_handler) (struct rc_app *app, const struct rc_http_request *req,
@@ -19,17 +22,68 @@ struct route
   const char *method;
   rc_handler handler;
   bool reads_body;
+  enum rc_route_family family;
 };
 
+/* True when the query string holds name=1 (or true, yes). */
+static bool
+query_flag (const char *query, const char *name)
+{
+  size_t n = strlen (name);
+  for (const char *p = query; p && *p;)
+    {
+      size_t len = strcspn (p, "&");
+      if (len > n && strncmp (p, name, n) == 0 && p[n] == '=')
+        {
+          const char *v = p + n + 1;
+          size_t vl = len - n - 1;
+          return (vl == 1 && *v == '1') || (vl == 4 && strncmp (v, "true", 4) == 0)
+                 || (vl == 3 && strncmp (v, "yes", 3) == 0);
+        }
+      p += len;
+      if (*p == '&')
+        p++;
+    }
+  return false;
+}
+
+/* GET /health: the process answers.  GET /health?ready=1: a canary job
+ * runs in the sandbox (fcgi/canary.c), so a load balancer sends no work to
+ * a host where every job would fail; a runner whose slots are all busy (or
+ * whose queue holds requests) stays ready: full is not broken. */
 static void
 handle_health (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  (void)app;
-  (void)req;
+  if (query_flag (req->query, "ready") && app->sandbox)
+    {
+      rc_err_t err = NULL;
+      int r = rc_app_canary (app, 0, &err);
+      if (r < 0)
+        {
+          rc_log (RC_LOG_ERROR, "not_ready", "%s", rc_error_text (err));
+          rc_error_free (&err);
+          rc_http_error (res, 503, "not ready: the sandbox could not run a canary job");
+          res->log_outcome = "not_ready";
+          return;
+        }
+      res->log_outcome = r == 0 ? "ready_busy" : "ready";
+    }
+  else
+    res->log_outcome = "ok";
   res->status = 200;
   res->content_type = "text/plain";
   rc_buf_reset (&res->body);
   rc_buf_append_str (&res->body, "ok\n");
+}
+
+static void
+handle_version (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
+{
+  (void)app;
+  (void)req;
+  res->status = 200;
+  rc_buf_reset (&res->body);
+  rc_version_json (&res->body);
   res->log_outcome = "ok";
 }
 
@@ -50,14 +104,12 @@ handle_shutdown (struct rc_app *app, const struct rc_http_request *req,
   res->log_outcome = "ok";
 }
 
-/* Metrics are for the operator: nginx allows only its own allowlist, and
- * the backend answers only requests nginx relayed from loopback. */
+/* Metrics are for the operator: only the networks of RUN_METRICS_ALLOW
+ * (loopback by default) read them; nginx passes the client's address. */
 static void
 handle_metrics (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  (void)app;
-  if (req->remote_addr == NULL
-      || (strcmp (req->remote_addr, "127.0.0.1") != 0 && strcmp (req->remote_addr, "::1") != 0))
+  if (!rc_cidr_match (app->cfg->metrics_allow, app->cfg->n_metrics_allow, req->remote_addr))
     {
       rc_http_error (res, 403, "forbidden");
       return;
@@ -71,21 +123,26 @@ handle_metrics (struct rc_app *app, const struct rc_http_request *req, struct rc
 /* Every route of every API family, one table.  A pattern's {id} matches
  * one path segment, {path} the rest of the path (possibly empty, and then
  * also without its slash); a path may end with one extra '/'. */
+#define OTHER RC_FAMILY_OTHER
+#define RUN RC_FAMILY_RUN
+#define V1 RC_FAMILY_V1
+#define SESSIONS RC_FAMILY_SESSIONS
 static const struct route routes[] = {
-  { "/metrics", "GET", handle_metrics, false },
-  { "/run", "POST", rc_api_run, true },
-  { "/v1/execute", "POST", rc_api_execute, true },
-  { "/v1/languages", "GET", rc_api_languages, false },
-  { "/health", "GET", handle_health, false },
-  { "/health", "HEAD", handle_health, false },
-  { "/shutdown", "POST", handle_shutdown, false },
-  { "/execute", "POST", rc_api_session_execute_once, true },
-  { "/sessions", "POST", rc_api_session_create, true },
-  { "/sessions/{id}", "DELETE", rc_api_session_delete, false },
-  { "/sessions/{id}/execute", "POST", rc_api_session_execute, true },
-  { "/sessions/{id}/files/{path}", "GET", rc_api_session_file_get, false },
-  { "/sessions/{id}/files/{path}", "PUT", rc_api_session_file_put, true },
-  { "/sessions/{id}/files/{path}", "DELETE", rc_api_session_file_delete, false },
+  { "/metrics", "GET", handle_metrics, false, OTHER },
+  { "/run", "POST", rc_api_run, true, RUN },
+  { "/v1/execute", "POST", rc_api_execute, true, V1 },
+  { "/v1/languages", "GET", rc_api_languages, false, V1 },
+  { "/health", "GET", handle_health, false, OTHER },
+  { "/health", "HEAD", handle_health, false, OTHER },
+  { "/version", "GET", handle_version, false, OTHER },
+  { "/shutdown", "POST", handle_shutdown, false, OTHER },
+  { "/execute", "POST", rc_api_session_execute_once, true, SESSIONS },
+  { "/sessions", "POST", rc_api_session_create, true, SESSIONS },
+  { "/sessions/{id}", "DELETE", rc_api_session_delete, false, SESSIONS },
+  { "/sessions/{id}/execute", "POST", rc_api_session_execute, true, SESSIONS },
+  { "/sessions/{id}/files/{path}", "GET", rc_api_session_file_get, false, SESSIONS },
+  { "/sessions/{id}/files/{path}", "PUT", rc_api_session_file_put, true, SESSIONS },
+  { "/sessions/{id}/files/{path}", "DELETE", rc_api_session_file_delete, false, SESSIONS },
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])
 
@@ -209,5 +266,6 @@ rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_
           return;
         }
     }
+  app->family = found->family;
   found->handler (app, &matched, res);
 }

@@ -4,7 +4,10 @@
  * rc_http_request, routes it, writes the response and logs one JSON line.
  * It never exits because of a bad request.  SIGTERM only sets a flag: the
  * request in flight finishes, then the loop ends (FCGI_FAIL_ACCEPT_ON_INTR
- * makes a blocked accept return so an idle worker leaves at once).
+ * makes a blocked accept return so an idle worker leaves at once).  It
+ * runs in the workers' memory cgroup (RUN_WORKERS_MEMORY_MAX) and says on
+ * the scoreboard whether it is idle or busy (fcgi/pool.h), asking the
+ * master for more workers when too few are left idle.
  */
 #include "config.h"
 
@@ -15,6 +18,7 @@
 #include "fcgi/app.h"
 #include "fcgi/http.h"
 #include "fcgi/metrics.h"
+#include "fcgi/pool.h"
 
 #include <errno.h>
 #include <fcgiapp.h>
@@ -254,6 +258,11 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   req.content_type = param (r, "CONTENT_TYPE");
   req.content_encoding = param (r, "HTTP_CONTENT_ENCODING");
   req.remote_addr = param (r, "REMOTE_ADDR");
+  /* The client as nginx keys its per-client limits (RUNCELL_CLIENT: the
+   * address, or an authenticating proxy's header); the address without. */
+  req.client = param (r, "RUNCELL_CLIENT");
+  if (req.client == NULL || *req.client == '\0')
+    req.client = req.remote_addr;
   req.request_id = param (r, "REQUEST_ID");
   if (req.request_id == NULL)
     {
@@ -299,6 +308,7 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
   sa.sa_handler = SIG_DFL;
   sigaction (SIGCHLD, &sa, NULL);
   sigaction (SIGHUP, &sa, NULL);
+  sigaction (SIGUSR1, &sa, NULL);
   sigemptyset (&all);
   sigprocmask (SIG_SETMASK, &all, NULL);
   sigemptyset (&term);
@@ -311,7 +321,8 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
 
   app.cfg = ctx->cfg;
   app.langs = ctx->langs;
-  if (rc_sandbox_open (&app.sandbox, ctx->cfg, ctx->mode, &err) < 0
+  if (rc_sandbox_workers_enter (&err) < 0
+      || rc_sandbox_open (&app.sandbox, ctx->cfg, ctx->mode, &err) < 0
       || rc_sandbox_drop_bounding (app.sandbox, &err) < 0)
     {
       rc_log (RC_LOG_ERROR, "worker_failed", "worker %u: %s", ctx->index, rc_error_text (err));
@@ -328,6 +339,7 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
   while (!worker_stop)
     {
       int rc;
+      rc_pool_set (ctx->index, RC_WORKER_IDLE);
       rc = FCGX_Accept_r (&request);
       if (rc < 0)
         {
@@ -346,6 +358,10 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
       /* A request in flight is never interrupted: SIGTERM stays pending
        * until it is answered, then ends the loop. */
       sigprocmask (SIG_BLOCK, &term, NULL);
+      if (rc_pool_state (ctx->index) != RC_WORKER_LEAVING)
+        rc_pool_set (ctx->index, RC_WORKER_BUSY);
+      if (rc_pool_want_more (ctx->cfg->spare_workers))
+        kill (ctx->master, SIGUSR1);
       serve_one (&app, &request);
       FCGX_Finish_r (&request);
       /* The client has its answer: the job's claim ends now, and its
@@ -360,5 +376,7 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
     }
   rc_app_after_reply (&app);
   rc_sandbox_close (app.sandbox);
+  if (rc_pool_state (ctx->index) != RC_WORKER_LEAVING)
+    rc_pool_set (ctx->index, RC_WORKER_LEAVING);
   _exit (0);
 }

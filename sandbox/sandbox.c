@@ -163,6 +163,26 @@ rc_sandbox_host_setup (const struct rc_config *cfg, enum rc_sandbox_mode *mode, 
   return 0;
 }
 
+/* Set by rc_sandbox_workers_setup in the keeper; its workers inherit it. */
+static char *workers_cgroup;
+
+int
+rc_sandbox_workers_setup (const struct rc_config *cfg, rc_err_t *err)
+{
+  const struct rc_cgroup_tree tree = rc_sandbox_cgroup_tree (cfg);
+  if (geteuid () != 0 || !cfg->sandbox)
+    return 0;
+  free (workers_cgroup);
+  workers_cgroup = NULL;
+  return rc_cgroup_workers_setup (&tree, cfg->workers_memory_max, &workers_cgroup, err);
+}
+
+int
+rc_sandbox_workers_enter (rc_err_t *err)
+{
+  return workers_cgroup ? rc_cgroup_workers_enter (workers_cgroup, err) : 0;
+}
+
 void
 rc_sandbox_host_teardown (const struct rc_config *cfg)
 {

@@ -75,7 +75,14 @@ void rc_sandbox_keeper_tick (struct rc_sandbox *sb, pid_t dead_owner);
 /* Every slot gets a fresh init: idle ones at once, busy ones after their
  * job (a changed host file under the roots, a reload). */
 void rc_sandbox_keeper_renew (struct rc_sandbox *sb);
-/* Waits until every slot is READY (or timeout_ms): `runcell exec`. */
+/* A reload (SIGHUP): the roots follow langs (its available languages),
+ * cfg replaces the configuration (whose restart-only values the caller
+ * kept), and every slot gets a fresh init: idle ones at once, busy ones
+ * after their job. */
+int rc_sandbox_keeper_reload (struct rc_sandbox *sb, const struct rc_config *cfg,
+                              const struct rc_lang_table *langs, rc_err_t *err);
+/* Waits until every slot is READY (or timeout_ms): `runcell exec`, the
+ * service's start. */
 int rc_sandbox_keeper_wait_ready (struct rc_sandbox *sb, unsigned timeout_ms, rc_err_t *err);
 void rc_sandbox_keeper_stop (struct rc_sandbox *sb);
 
@@ -140,7 +147,35 @@ void rc_sandbox_release (struct rc_sandbox *sb, int slot, uint32_t claim_seq);
 uid_t rc_slot_uid (const struct rc_config *cfg, int slot);
 
 /* `runcell --check-host`: prints a report to stdout; 0 when runcell can
- * run safely here, 1 otherwise. */
-int rc_sandbox_check_host (const struct rc_config *cfg, bool verbose);
+ * run safely here, 1 otherwise.  langs (may be NULL) are checked too. */
+int rc_sandbox_check_host (const struct rc_config *cfg, const struct rc_lang_table *langs,
+                           bool verbose);
+
+/* ---- what must hold before the service starts (host/startcheck.c) ---- */
+
+/* Every language's host paths and cache directories can be in a job's
+ * root (none at or below /tmp, /proc, ... which every job mounts over). */
+int rc_sandbox_check_langs (const struct rc_lang_table *langs, rc_err_t *err);
+/* The slot uids are usable: mapped in this user namespace, no account's
+ * or group's, and (processes) run by no process at all. */
+int rc_sandbox_check_uids (const struct rc_config *cfg, bool processes, rc_err_t *err);
+
+/* ---- one owner of a uid range and a cgroup subtree (host/instance.c) ---- */
+
+#define RC_INSTANCE_DIR "/run/lock/runcell"
+/* Takes this instance's lock, or fails naming the pid of the runcell that
+ * holds the same cgroup subtree or an overlapping uid range.  *fd is held
+ * until rc_sandbox_instance_unlock (and by every process forked since).
+ * fd NULL: only the look (`runcell --check-host`). */
+int rc_sandbox_instance_lock (const struct rc_config *cfg, int *fd, rc_err_t *err);
+void rc_sandbox_instance_unlock (int fd);
+
+/* ---- the workers' memory cgroup ---- */
+
+/* Keeper, after rc_sandbox_host_setup: <name>/workers with
+ * RUN_WORKERS_MEMORY_MAX; a worker then calls rc_sandbox_workers_enter
+ * (no-ops without the sandbox). */
+int rc_sandbox_workers_setup (const struct rc_config *cfg, rc_err_t *err);
+int rc_sandbox_workers_enter (rc_err_t *err);
 
 #endif

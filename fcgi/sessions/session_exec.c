@@ -287,8 +287,7 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
       goto out;
     }
 
-  if (rc_app_run_job_wait (app, &job.spec, &result, res, sc->lock_wait_s * 1000u, prepare_slot, &pc)
-      < 0)
+  if (rc_app_run_job_prepared (app, &job.spec, &result, res, prepare_slot, &pc) < 0)
     goto out;
   st = &result.steps[0];
   res->log_wall_ms = st->wall_ms;

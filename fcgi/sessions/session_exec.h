@@ -44,11 +44,10 @@ void rc_session_execute (struct rc_app *app, const struct rc_session_config *sc,
                          struct rc_session *s, const struct rc_exec_request *er,
                          struct rc_http_response *res);
 
-/* Like rc_app_run_job (fcgi/jobs.c), but waits up to wait_ms for a free
- * slot and answers 503 after that; prepare(slot, ud) runs once the slot is
- * claimed and before the job (< 0 aborts with a 500). */
-int rc_app_run_job_wait (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
-                         struct rc_http_response *res, uint64_t wait_ms,
-                         int (*prepare) (int slot, void *ud), void *ud);
+/* rc_app_run_job (fcgi/jobs.c) with prepare(slot, ud), run once the slot
+ * is claimed and before the job (< 0 aborts with a 500). */
+int rc_app_run_job_prepared (struct rc_app *app, struct rc_job_spec *spec,
+                             struct rc_job_result *result, struct rc_http_response *res,
+                             int (*prepare) (int slot, void *ud), void *ud);
 
 #endif

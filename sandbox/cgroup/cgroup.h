@@ -68,6 +68,20 @@ uint64_t rc_cgroup_total_auto (const char *own_dir, bool v2);
 /* Kills what is left and removes the subtree (best effort). */
 void rc_cgroup_teardown_tree (const struct rc_cgroup_tree *tree);
 
+/* The tree's directory, <own>/<name> in the hierarchy of the memory
+ * controller: what the instance lock is named after. */
+int rc_cgroup_tree_dir (const char *name, char **dir, rc_err_t *err);
+
+/* The workers' own memory cgroup, <own>/<name>/workers (v1: in the memory
+ * hierarchy), with memory.max (v1: memory.limit_in_bytes) = limit, 0 for
+ * none: a request's parsing cannot take the host's memory, and the jobs'
+ * own limits stay apart from it (cgroup_workers.c).  Teardown removes it
+ * with the tree. */
+int rc_cgroup_workers_setup (const struct rc_cgroup_tree *tree, uint64_t limit, char **dir,
+                             rc_err_t *err);
+/* A worker, at its start: moves itself into dir. */
+int rc_cgroup_workers_enter (const char *dir, rc_err_t *err);
+
 /* ---- a slot, as its keeper and its init hold it ---------------------- */
 
 struct rc_cgroup_slot;

@@ -97,6 +97,8 @@ struct rc_cgroup_ops
   /* Readings of a meter (the file formats differ). */
   int (*cpu_us) (const struct rc_cgroup_meter *m, uint64_t *usage_us, rc_err_t *err);
   int (*oom_kills) (const struct rc_cgroup_meter *m, uint64_t *count, rc_err_t *err);
+  /* <own>/<name> in the hierarchy that holds the memory controller. */
+  int (*base_dir) (const char *name, char **dir, rc_err_t *err);
 };
 extern const struct rc_cgroup_ops rc_cgroup_v1_ops;
 extern const struct rc_cgroup_ops rc_cgroup_v2_ops;

@@ -274,6 +274,17 @@ v1_teardown_tree (const struct rc_cgroup_tree *tree)
     }
 }
 
+static int
+v1_base_dir (const char *name, char **dir, rc_err_t *err)
+{
+  const struct v1_hier *h;
+  if (hier_find (&h, err) < 0)
+    return -1;
+  if (asprintf (dir, "%s/%s", h[RC_CG1_MEMORY].own, name) < 0)
+    return rc_error_sys (err, "cgroup: asprintf");
+  return 0;
+}
+
 /* Removes the job cgroups below the slot's memory cgroup (an init before
  * this one made them), whatever their generation. */
 static void
@@ -722,4 +733,5 @@ const struct rc_cgroup_ops rc_cgroup_v1_ops = {
   .is_empty = v1_is_empty,
   .cpu_us = v1_cpu_us,
   .oom_kills = v1_oom_kills,
+  .base_dir = v1_base_dir,
 };

@@ -296,7 +296,24 @@ v2_teardown_tree (const struct rc_cgroup_tree *tree)
     }
   if (service != NULL)
     (void)rmdir (service);
+  {
+    /* The workers' cgroup (cgroup_workers.c): empty once they exited. */
+    cleanup_free char *workers = NULL;
+    if (asprintf (&workers, "%s/workers", base) >= 0)
+      (void)rmdir (workers);
+  }
   rc_cg_remove_dir (base);
+}
+
+static int
+v2_base_dir (const char *name, char **dir, rc_err_t *err)
+{
+  cleanup_free char *own = NULL;
+  if (own_dir_v2 (name, &own, err) < 0)
+    return -1;
+  if (asprintf (dir, "%s/%s", own, name) < 0)
+    return rc_error_sys (err, "cgroup: asprintf");
+  return 0;
 }
 
 static int
@@ -588,4 +605,5 @@ const struct rc_cgroup_ops rc_cgroup_v2_ops = {
   .is_empty = v2_is_empty,
   .cpu_us = v2_cpu_us,
   .oom_kills = v2_oom_kills,
+  .base_dir = v2_base_dir,
 };

@@ -273,8 +273,40 @@ check_caps (struct check_state *s)
       report (s, caps[i].required ? 2 : 1, "capability", "CAP_%s not effective", caps[i].name);
 }
 
+/* What the service checks at start (startcheck.c, instance.c): a
+ * configuration under which no job could run is refused here too. */
+static void
+check_config (struct check_state *s, const struct rc_config *cfg, const struct rc_lang_table *langs)
+{
+  rc_err_t err = NULL;
+  if (langs)
+    {
+      if (rc_sandbox_check_langs (langs, &err) < 0)
+        report (s, 2, "languages", "%s", rc_error_text (err));
+      else
+        report (s, 0, "languages", "%zu in %s, every path fits a job's root", langs->n,
+                cfg->langs_dir);
+      rc_error_free (&err);
+    }
+  if (rc_sandbox_check_uids (cfg, false, &err) < 0)
+    report (s, 2, "slot uids", "%s", rc_error_text (err));
+  else
+    report (s, 0, "slot uids", "%u-%u: no account or group, mapped", cfg->uid_base,
+            cfg->uid_base + cfg->concurrency - 1);
+  rc_error_free (&err);
+  if (rc_sandbox_check_uids (cfg, true, &err) < 0)
+    report (s, 1, "slot uids", "%s", rc_error_text (err));
+  rc_error_free (&err);
+  if (rc_sandbox_instance_lock (cfg, NULL, &err) < 0)
+    report (s, 2, "instance", "%s", rc_error_text (err));
+  else
+    report (s, 0, "instance", "no other runcell holds uids %u-%u or cgroup '%s' (%s)",
+            cfg->uid_base, cfg->uid_base + cfg->concurrency - 1, cfg->cgroup_name, RC_INSTANCE_DIR);
+  rc_error_free (&err);
+}
+
 int
-rc_sandbox_check_host (const struct rc_config *cfg, bool verbose)
+rc_sandbox_check_host (const struct rc_config *cfg, const struct rc_lang_table *langs, bool verbose)
 {
   struct check_state s = { 0, 0 };
   (void)verbose;
@@ -293,6 +325,8 @@ rc_sandbox_check_host (const struct rc_config *cfg, bool verbose)
   check_ptrace (&s);
   if (cfg && !cfg->sandbox)
     report (&s, 1, "RUN_SANDBOX", "off: jobs would run unsandboxed (unsafe)");
+  if (cfg && geteuid () == 0)
+    check_config (&s, cfg, langs);
   printf ("%s: %d missing, %d warnings\n", s.missing ? "UNSAFE" : "OK", s.missing, s.warnings);
   fflush (stdout);
   return s.missing ? 1 : 0;

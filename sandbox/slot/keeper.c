@@ -66,11 +66,11 @@ build_plan (struct rc_sandbox *sb, const struct rc_lang_table *langs, const char
       const struct rc_lang *l = &langs->langs[i];
       if (!l->available)
         continue;
-      sb->plan_langs[n++] = (struct rc_root_lang){ .slug = l->slug,
-                                                   .dir = l->dir,
-                                                   .overlay_paths
-                                                   = (const char *const *)l->overlay_paths,
-                                                   .n_overlay_paths = l->n_overlay_paths };
+      sb->plan_langs[n++]
+          = (struct rc_root_lang){ .slug = l->slug,
+                                   .dir = l->dir,
+                                   .overlay_paths = (const char *const *)l->overlay_paths,
+                                   .n_overlay_paths = l->n_overlay_paths };
       for (size_t k = 0; k < l->n_host_paths; k++)
         if (set_add (&sb->plan_host_paths, &n_paths, l->host_paths[k]) < 0)
           return -1;
@@ -233,6 +233,28 @@ rc_sandbox_keeper_renew (struct rc_sandbox *sb)
       if (c.slot >= 0)
         end_claim (sb, i, c.seq);
     }
+}
+
+int
+rc_sandbox_keeper_reload (struct rc_sandbox *sb, const struct rc_config *cfg,
+                          const struct rc_lang_table *langs, rc_err_t *err)
+{
+  sb->cfg = cfg;
+  if (!sb->keeper || sb->mode != RC_SANDBOX_ISOLATED)
+    return 0;
+  /* The inits running now keep the plan they were cloned with; the ones
+   * started from here on build their root from the new one. */
+  free (sb->plan_langs);
+  free (sb->plan_host_paths);
+  sb->plan_langs = NULL;
+  sb->plan_host_paths = NULL;
+  if (build_plan (sb, langs, NULL) < 0)
+    return rc_error_set (err, ENOMEM, "slot keeper: reload");
+  rc_log (RC_LOG_INFO, "slots_renewed",
+          "reload: every slot gets a fresh init (busy ones after "
+          "their job)");
+  rc_sandbox_keeper_renew (sb);
+  return 0;
 }
 
 void
