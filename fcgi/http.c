@@ -123,6 +123,8 @@ rc_http_format_head (const struct rc_http_response *res, bool streamed, char *bu
   int n;
   if (!streamed)
     snprintf (length, sizeof length, "Content-Length: %zu\r\n", res->body.len);
+  else if (res->stream_length)
+    snprintf (length, sizeof length, "Content-Length: %" PRIu64 "\r\n", res->stream_length);
   if (res->retry_after_s > 0 || res->status == 429)
     snprintf (retry, sizeof retry, "Retry-After: %d\r\n",
               res->retry_after_s > 0 ? res->retry_after_s : 1);
@@ -135,7 +137,7 @@ rc_http_format_head (const struct rc_http_response *res, bool streamed, char *bu
                 res->content_type ? res->content_type : "application/json", length,
                 res->allow ? "Allow: " : "", res->allow ? res->allow : "", res->allow ? "\r\n" : "",
                 retry, rid);
-  if (streamed && n > 0 && (size_t)n < size)
+  if (streamed && !res->stream_length && !res->stream_buffered && n > 0 && (size_t)n < size)
     {
       /* nginx passes a FastCGI stream on as it comes only when told. */
       static const char accel[] = "X-Accel-Buffering: no\r\n\r\n";
@@ -177,6 +179,7 @@ rc_http_stream_write (struct rc_http_response *res, const void *data, size_t len
       errno = ENOTSUP;
       return -1;
     }
+  res->stream_bytes += len;
   return res->stream->write (res->stream->ctx, data, len);
 }
 

@@ -61,6 +61,15 @@ struct rc_http_response
   /* Streaming: the worker's, or NULL (unit tests, the CLI). */
   const struct rc_http_stream *stream;
   bool streamed; /* headers and body already written */
+  /* A stream of known length (a file): Content-Length, and nginx may
+   * buffer it (its temp file per request is bounded by
+   * fastcgi_max_temp_file_size); 0: unknown, and nginx passes each write
+   * on at once (X-Accel-Buffering: no, for events). */
+  uint64_t stream_length;
+  /* nginx may buffer the stream although its length is unknown (a
+   * multipart answer of files). */
+  bool stream_buffered;
+  uint64_t stream_bytes; /* written so far, for the log */
   /* For the request log line. */
   const char *log_lang;
   const char *log_outcome;

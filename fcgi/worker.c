@@ -174,7 +174,8 @@ log_request (FCGX_Request *r, const struct rc_http_request *req, const struct rc
                  ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,\"bytes_in\":%zu,"
                  "\"bytes_out\":%zu,\"duration_ms\":%.3f",
                  (unsigned long long)res->log_wall_ms, (unsigned long long)res->log_cpu_ms,
-                 (unsigned long long)res->log_mem_kb, req->body_len, res->body.len,
+                 (unsigned long long)res->log_mem_kb, req->body_len,
+                 res->streamed ? (size_t)res->stream_bytes : res->body.len,
                  (double)(rc_now_us () - started_us) / 1000.0);
   if (rc_log_debug_enabled ())
     {

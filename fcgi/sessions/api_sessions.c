@@ -25,6 +25,7 @@
 #include "fcgi/sessions/session_exec.h"
 #include "sandbox/hostfs.h"
 #include "fcgi/sessions/session_path.h"
+#include "fcgi/sessions/session_send.h"
 #include "fcgi/sessions/sessions.h"
 
 #include <errno.h>
@@ -221,6 +222,7 @@ session_error (int r, rc_err_t *err, struct rc_http_response *res)
   status = *err ? (*err)->http_status : 0;
   res->log_outcome = status == 404   ? "no_session"
                      : status == 409 ? "session_busy"
+                     : status == 429 ? "client_sessions_full"
                      : status == 503 ? "sessions_full"
                                      : "session_error";
   rc_http_error_from (res, err, "session_store");
@@ -269,7 +271,8 @@ handle_create (struct rc_app *app, const struct rc_session_config *sc,
       rc_http_error (res, 400, "a request body must be multipart/form-data");
       goto out;
     }
-  if (session_error (rc_session_create (app->cfg, req->request_id, &s, &err), &err, res))
+  if (session_error (rc_session_create (app->cfg, req->request_id, req->client, &s, &err), &err,
+                     res))
     goto out;
   if (rc_session_write_uploads (&s, sc, seeds.uploads, seeds.n_uploads, res) != 0)
     {
@@ -341,7 +344,8 @@ file_errno (int e, struct rc_http_response *res)
 }
 
 static void
-files_get (struct rc_session *s, const char *path, struct rc_http_response *res)
+files_get (struct rc_session *s, const struct rc_session_config *sc, const char *path,
+           struct rc_http_response *res)
 {
   struct stat st;
   int fd = rc_hostfs_open_regular (s->dirfd, path, &st);
@@ -368,18 +372,27 @@ files_get (struct rc_session *s, const char *path, struct rc_http_response *res)
       file_errno (errno, res);
       return;
     }
-  rc_buf_reset (&res->body);
-  if (rc_hostfs_read_fd (fd, UINT64_MAX, &res->body) < 0)
+  /* No job may make a file larger than the session's byte quota (its
+   * RLIMIT_FSIZE, common/limits.c), sparse or not; one that is anyway is
+   * refused, not read. */
+  if ((uint64_t)st.st_size > sc->max_session_size)
     {
-      int e = errno;
       close (fd);
-      file_errno (e, res);
+      rc_http_errorf (res, 413, "%s: %llu bytes, above the read limit (MAX_SESSION_SIZE, %llu)",
+                      path, (unsigned long long)st.st_size,
+                      (unsigned long long)sc->max_session_size);
       return;
     }
-  close (fd);
-  res->status = 200;
-  res->content_type = "application/octet-stream";
   res->log_outcome = "ok";
+  if (rc_send_begin (res, 200, "application/octet-stream", (uint64_t)st.st_size) < 0
+      || rc_send_fd (res, fd, (uint64_t)st.st_size) < 0)
+    {
+      /* The head is out: nothing left to say but that it stopped. */
+      res->log_outcome = errno == EPIPE ? "client_gone" : "file_short";
+      if (!res->streamed)
+        file_errno (errno, res);
+    }
+  close (fd);
 }
 
 static void
@@ -462,7 +475,7 @@ handle_files (struct rc_app *app, const struct rc_session_config *sc, const char
   if (session_error (rc_session_open (app->cfg, id, &s, &err), &err, res))
     return;
   if (is_get)
-    files_get (&s, path, res);
+    files_get (&s, sc, path, res);
   else if (is_put)
     files_put (&s, sc, path, req, res);
   else
@@ -488,7 +501,8 @@ handle_execute (struct rc_app *app, const struct rc_session_config *sc, const ch
       if (session_error (rc_session_open (app->cfg, id, &s, &err), &err, res))
         goto out;
     }
-  else if (session_error (rc_session_create (app->cfg, req->request_id, &s, &err), &err, res))
+  else if (session_error (rc_session_create (app->cfg, req->request_id, req->client, &s, &err),
+                          &err, res))
     goto out;
   if (rc_session_write_uploads (&s, sc, er.uploads, er.n_uploads, res) == 0)
     rc_session_execute (app, sc, &s, &er, res);

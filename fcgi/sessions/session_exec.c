@@ -2,7 +2,7 @@
  *
  * Sequence, all under the session's lock:
  *   1. uploads are staged and published (all or nothing);
- *   2. a slot is claimed (waiting up to SESSION_LOCK_WAIT_TIMEOUT_SECONDS);
+ *   2. a slot is claimed (through the queue: RUN_QUEUE_ROUTES, fcgi/jobs.c);
  *   3. the session tree is given to the slot's uid (a job may only write
  *      what it owns, and each slot has its own uid), then the "before"
  *      snapshot is taken: after the chown, so its ctime change is not
@@ -11,10 +11,12 @@
  *      session bound at /sandbox;
  *   5. the "after" snapshot; changed files are read back (O_PATH, fstat,
  *      re-open: never a FIFO, never through a symlink) and returned as
- *      parts, at most MAX_RESULT_ATTACHMENTS of them.
+ *      parts, at most MAX_RESULT_ATTACHMENTS of them and MAX_RESULT_BYTES
+ *      of their apparent sizes.
  * The answer is multipart/mixed: a JSON part, then one part per file with
  * its exact sub_path in filename* (RFC 5987) and a flattened ASCII
- * filename for clients that only read that one.
+ * filename for clients that only read that one; the files are streamed
+ * (session_send.h), so the worker's memory does not grow with them.
  */
 #include "config.h"
 
@@ -22,6 +24,7 @@
 #include "common/job_build.h"
 #include "common/json_out.h"
 #include "common/log.h"
+#include "fcgi/sessions/session_send.h"
 #include "sandbox/hostfs.h"
 #include "sandbox/session_workspace.h"
 
@@ -32,9 +35,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
-
-/* Bytes of attachments one answer carries; past it files are omitted. */
-#define ATTACH_BYTES_MAX (256ULL << 20)
 
 void
 rc_exec_request_free (struct rc_exec_request *er)
@@ -174,13 +174,16 @@ put_disposition (struct rc_buf *b, const char *path, size_t len)
   rc_buf_append_str (b, "\r\n");
 }
 
-static void
+/* 128 random bits drawn after the job ended: no job can write them into
+ * a file, so no part is scanned for them (the parts are streamed, never
+ * held whole). */
+static int
 make_boundary (char out[48])
 {
   static const char hex[] = "0123456789abcdef";
   unsigned char raw[16];
   if (getrandom (raw, sizeof raw, 0) != (ssize_t)sizeof raw)
-    memset (raw, 0x3c, sizeof raw);
+    return -1;
   memcpy (out, "runcell-", 8);
   for (size_t i = 0; i < sizeof raw; i++)
     {
@@ -188,12 +191,15 @@ make_boundary (char out[48])
       out[9 + 2 * i] = hex[raw[i] & 15];
     }
   out[40] = '\0';
+  return 0;
 }
 
+/* A changed file the answer carries: its entry and the size it has (the
+ * job is over and the session locked: it stays so). */
 struct attachment
 {
   const struct rc_hostfs_entry *e;
-  struct rc_buf data;
+  uint64_t size;
 };
 
 struct prep_ctx
@@ -243,6 +249,118 @@ json_name_list (struct rc_buf *b, bool *first, const char *key,
   rc_buf_append (b, "]", 1);
 }
 
+/* The changed files the answer carries: at most MAX_RESULT_ATTACHMENTS of
+ * them and MAX_RESULT_BYTES of their apparent sizes (a sparse file counts
+ * whole: it is read whole); the others are named in omitted_files. */
+static void
+select_attachments (struct rc_session *s, const struct rc_session_config *sc,
+                    const struct rc_hostfs_snapshot *after, const size_t *changed, size_t n_changed,
+                    struct attachment *att, size_t *n_att, const struct rc_hostfs_entry **omitted,
+                    size_t *n_omitted)
+{
+  uint64_t bytes = 0;
+  *n_att = *n_omitted = 0;
+  for (size_t i = 0; i < n_changed; i++)
+    {
+      const struct rc_hostfs_entry *e = &after->e[changed[i]];
+      struct stat sb;
+      int fd = -1;
+      if (*n_att < sc->max_attachments && is_utf8 (e->path, e->path_len)
+          && (fd = rc_hostfs_open_regular (s->dirfd, e->path, &sb)) >= 0
+          && (uint64_t)sb.st_size <= sc->max_result_bytes - bytes)
+        {
+          att[*n_att].e = e;
+          att[*n_att].size = (uint64_t)sb.st_size;
+          bytes += (uint64_t)sb.st_size;
+          (*n_att)++;
+        }
+      else
+        omitted[(*n_omitted)++] = e;
+      if (fd >= 0)
+        close (fd);
+    }
+}
+
+static void
+result_json (struct rc_buf *json, const struct rc_step_result *st,
+             const struct rc_hostfs_entry *const *gone, size_t n_gone,
+             const struct rc_hostfs_entry *const *omitted, size_t n_omitted)
+{
+  struct rc_buf o = { 0 };
+  bool first = true;
+  rc_buf_append (json, "{", 1);
+  rc_json_key (json, &first, "output");
+  rc_buf_append (&o, st->out.data ? st->out.data : "", st->out.len);
+  if (st->err.len)
+    rc_buf_append (&o, st->err.data, st->err.len);
+  rc_json_string (json, o.data ? o.data : "", o.len);
+  rc_buf_free (&o);
+  rc_json_key (json, &first, "return_code");
+  rc_json_i64 (json, st->exited ? st->exit_code : 128 + st->term_signal);
+  rc_json_key (json, &first, "execution_time");
+  rc_buf_printf (json, "%.3f", (double)st->wall_ms / 1000.0);
+  rc_json_key (json, &first, "timed_out");
+  rc_json_bool (json, st->outcome == RC_OUTCOME_WALL || st->outcome == RC_OUTCOME_CPU);
+  rc_json_key (json, &first, "truncated");
+  rc_json_bool (json, st->truncated);
+  rc_json_key (json, &first, "oom_killed");
+  rc_json_bool (json, st->outcome == RC_OUTCOME_MEMORY);
+  json_name_list (json, &first, "deleted_files", gone, n_gone);
+  json_name_list (json, &first, "omitted_files", omitted, n_omitted);
+  rc_buf_append (json, "}", 1);
+}
+
+/* The multipart/mixed answer: the JSON part, then each file, streamed
+ * from the session (session_send.h).  < 0 before anything was sent. */
+static int
+send_answer (struct rc_session *s, const struct rc_buf *json, const struct attachment *att,
+             size_t n_att, struct rc_http_response *res)
+{
+  static char ctype[96];
+  char boundary[48];
+  struct rc_buf head = { 0 };
+
+  if (make_boundary (boundary) < 0)
+    return -1;
+  snprintf (ctype, sizeof ctype, "multipart/mixed; boundary=%s", boundary);
+  if (rc_send_begin (res, 200, ctype, 0) < 0)
+    return res->streamed ? 0 : -1;
+  rc_buf_printf (&head, "--%s\r\nContent-Type: application/json\r\n\r\n", boundary);
+  rc_buf_append (&head, json->data, json->len);
+  rc_buf_append_str (&head, "\r\n");
+  for (size_t i = 0; i <= n_att; i++)
+    {
+      struct stat sb;
+      int fd;
+      if (i == n_att)
+        {
+          rc_buf_printf (&head, "--%s--\r\n", boundary);
+          (void)rc_send (res, head.data, head.len);
+          break;
+        }
+      rc_buf_printf (&head, "--%s\r\nContent-Type: application/octet-stream\r\n", boundary);
+      put_disposition (&head, att[i].e->path, att[i].e->path_len);
+      rc_buf_append_str (&head, "\r\n");
+      if (rc_send (res, head.data, head.len) < 0)
+        break; /* the client went away */
+      rc_buf_reset (&head);
+      fd = rc_hostfs_open_regular (s->dirfd, att[i].e->path, &sb);
+      if (fd < 0 || rc_send_fd (res, fd, att[i].size) < 0)
+        {
+          rc_log (RC_LOG_WARN, "session_attachment", "%s: stopped: %s", att[i].e->path,
+                  strerror (errno));
+          if (fd >= 0)
+            close (fd);
+          res->log_outcome = "answer_cut";
+          break;
+        }
+      close (fd);
+      rc_buf_append_str (&head, "\r\n");
+    }
+  rc_buf_free (&head);
+  return 0;
+}
+
 void
 rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, struct rc_session *s,
                     const struct rc_exec_request *er, struct rc_http_response *res)
@@ -257,12 +375,8 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   const struct rc_hostfs_entry **omitted = NULL, **gone = NULL;
   struct attachment *att = NULL;
   size_t n_att = 0, n_omitted = 0;
-  uint64_t att_bytes = 0;
   const struct rc_step_result *st;
   struct rc_buf json = { 0 };
-  bool first = true;
-  static char ctype[96];
-  char boundary[48];
   int bind_fd = -1;
 
   res->log_lang = er->lang->slug;
@@ -310,92 +424,15 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
     }
   for (size_t i = 0; i < n_deleted; i++)
     gone[i] = &before.e[deleted[i]];
-  for (size_t i = 0; i < n_changed; i++)
-    {
-      const struct rc_hostfs_entry *e = &after.e[changed[i]];
-      struct stat sb;
-      int fd;
-      bool ok = false;
-      if (n_att < sc->max_attachments && is_utf8 (e->path, e->path_len)
-          && att_bytes + (uint64_t)e->size <= ATTACH_BYTES_MAX
-          && (fd = rc_hostfs_open_regular (s->dirfd, e->path, &sb)) >= 0)
-        {
-          att[n_att].e = e;
-          if (rc_hostfs_read_fd (fd, ATTACH_BYTES_MAX - att_bytes, &att[n_att].data) == 0)
-            {
-              att_bytes += att[n_att].data.len;
-              n_att++;
-              ok = true;
-            }
-          else
-            rc_buf_free (&att[n_att].data);
-          close (fd);
-        }
-      if (!ok)
-        omitted[n_omitted++] = e;
-    }
-
-  rc_buf_append (&json, "{", 1);
-  rc_json_key (&json, &first, "output");
-  {
-    struct rc_buf o = { 0 };
-    rc_buf_append (&o, st->out.data ? st->out.data : "", st->out.len);
-    if (st->err.len)
-      rc_buf_append (&o, st->err.data, st->err.len);
-    rc_json_string (&json, o.data ? o.data : "", o.len);
-    rc_buf_free (&o);
-  }
-  rc_json_key (&json, &first, "return_code");
-  rc_json_i64 (&json, st->exited ? st->exit_code : 128 + st->term_signal);
-  rc_json_key (&json, &first, "execution_time");
-  rc_buf_printf (&json, "%.3f", (double)st->wall_ms / 1000.0);
-  rc_json_key (&json, &first, "timed_out");
-  rc_json_bool (&json, st->outcome == RC_OUTCOME_WALL || st->outcome == RC_OUTCOME_CPU);
-  rc_json_key (&json, &first, "truncated");
-  rc_json_bool (&json, st->truncated);
-  rc_json_key (&json, &first, "oom_killed");
-  rc_json_bool (&json, st->outcome == RC_OUTCOME_MEMORY);
-  json_name_list (&json, &first, "deleted_files", gone, n_deleted);
-  json_name_list (&json, &first, "omitted_files", omitted, n_omitted);
-  rc_buf_append (&json, "}", 1);
-
-  /* A boundary that occurs in a part would cut it: draw again. */
-  for (int tries = 0; tries < 8; tries++)
-    {
-      bool clash = false;
-      make_boundary (boundary);
-      clash = memmem (json.data, json.len, boundary, strlen (boundary)) != NULL;
-      for (size_t i = 0; !clash && i < n_att; i++)
-        clash = att[i].data.len
-                && memmem (att[i].data.data, att[i].data.len, boundary, strlen (boundary));
-      if (!clash)
-        break;
-    }
-  rc_buf_reset (&res->body);
-  rc_buf_printf (&res->body, "--%s\r\nContent-Type: application/json\r\n\r\n", boundary);
-  rc_buf_append (&res->body, json.data, json.len);
-  rc_buf_append_str (&res->body, "\r\n");
-  for (size_t i = 0; i < n_att; i++)
-    {
-      rc_buf_printf (&res->body, "--%s\r\nContent-Type: application/octet-stream\r\n", boundary);
-      put_disposition (&res->body, att[i].e->path, att[i].e->path_len);
-      rc_buf_append_str (&res->body, "\r\n");
-      if (att[i].data.len)
-        rc_buf_append (&res->body, att[i].data.data, att[i].data.len);
-      rc_buf_append_str (&res->body, "\r\n");
-    }
-  rc_buf_printf (&res->body, "--%s--\r\n", boundary);
-  snprintf (ctype, sizeof ctype, "multipart/mixed; boundary=%s", boundary);
-  res->status = 200;
-  res->content_type = ctype;
+  select_attachments (s, sc, &after, changed, n_changed, att, &n_att, omitted, &n_omitted);
+  result_json (&json, st, gone, n_deleted, omitted, n_omitted);
   res->log_has_exit = st->exited;
   res->log_exit_code = st->exited ? st->exit_code : 128 + st->term_signal;
   res->log_outcome = rc_outcome_limit (st->outcome) ? rc_outcome_limit (st->outcome) : "ok";
+  if (send_answer (s, &json, att, n_att, res) < 0)
+    rc_http_internal (res, "session_exec", "the answer could not be started: %s", strerror (errno));
 
 out:
-  if (att)
-    for (size_t i = 0; i < n_att; i++)
-      rc_buf_free (&att[i].data);
   free (att);
   free (omitted);
   free (gone);

@@ -127,20 +127,50 @@ lock_wait (int fd, uint64_t wait_s)
     }
 }
 
-static int
-count_sessions (const char *root)
+/* Who a session counts against (MAX_SESSIONS_PER_CLIENT): a hash of the
+ * client's key (nginx's RUNCELL_CLIENT, else its address), kept in the
+ * session's meta file after the data name.  Only a hash: the store does
+ * not keep addresses. */
+static uint64_t
+client_hash (const char *client)
 {
-  char p[4200];
+  uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+  for (const char *p = client ? client : ""; *p; p++)
+    h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+  return h;
+}
+
+/* Live sessions, and (mine) those of one client. */
+static int
+count_sessions (const char *root, uint64_t client, int *mine)
+{
+  char p[4200], line[96], want[40];
   DIR *d;
   struct dirent *de;
   int n = 0;
   snprintf (p, sizeof p, "%s/meta", root);
+  snprintf (want, sizeof want, "client=%016llx\n", (unsigned long long)client);
   d = opendir (p);
   if (d == NULL)
     return -1;
+  if (mine)
+    *mine = 0;
   while ((de = readdir (d)) != NULL)
-    if (rc_session_id_valid (de->d_name, strlen (de->d_name)))
+    {
+      int fd;
+      ssize_t k;
+      if (!rc_session_id_valid (de->d_name, strlen (de->d_name)))
+        continue;
       n++;
+      if (mine == NULL
+          || (fd = openat (dirfd (d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+        continue;
+      k = pread (fd, line, sizeof line - 1, 0);
+      close (fd);
+      line[k > 0 ? k : 0] = '\0';
+      if (strstr (line, want) != NULL)
+        (*mine)++;
+    }
   closedir (d);
   return n;
 }
@@ -150,7 +180,7 @@ rc_sessions_count (const struct rc_config *cfg)
 {
   const struct rc_session_config *sc = &cfg->sessions;
   const char *root = sc->dir;
-  return root ? count_sessions (root) : -1;
+  return root ? count_sessions (root, 0, NULL) : -1;
 }
 
 static int
@@ -203,14 +233,15 @@ read_data_name (int lockfd, char name[RC_SESSION_ID_LEN + 1])
 }
 
 int
-rc_session_create (const struct rc_config *cfg, const char *wanted_id, struct rc_session *s,
-                   rc_err_t *err)
+rc_session_create (const struct rc_config *cfg, const char *wanted_id, const char *client,
+                   struct rc_session *s, rc_err_t *err)
 {
   const struct rc_session_config *sc = &cfg->sessions;
   const char *root = sc->dir;
-  char path[4200], meta[4200], name[RC_SESSION_ID_LEN + 1];
+  char path[4200], meta[4200], name[RC_SESSION_ID_LEN + 1], record[80];
   cleanup_close int gfd = -1;
-  int n, fd = -1;
+  int n, mine = 0, fd = -1, len;
+  uint64_t who = client_hash (client);
 
   memset (s, 0, sizeof *s);
   s->lockfd = s->dirfd = -1;
@@ -230,7 +261,7 @@ rc_session_create (const struct rc_config *cfg, const char *wanted_id, struct rc
       rc_error_sys (err, "lock %s", path);
       return -1;
     }
-  n = count_sessions (root);
+  n = count_sessions (root, who, &mine);
   if (n < 0)
     {
       rc_error_sys (err, "count sessions in %s", root);
@@ -238,6 +269,10 @@ rc_session_create (const struct rc_config *cfg, const char *wanted_id, struct rc
     }
   if ((uint64_t)n >= sc->max_sessions)
     return rc_error_http (err, 503, "too many sessions (MAX_SESSIONS)");
+  /* One client's share: it cannot take them all. */
+  if ((uint64_t)mine >= sc->max_per_client)
+    return rc_error_http (err, 429,
+                          "too many sessions for this client: %d (MAX_SESSIONS_PER_CLIENT)", mine);
   if (random_id (name, err) < 0)
     return -1;
   snprintf (meta, sizeof meta, "%s/meta/%s", root, wanted_id ? wanted_id : "");
@@ -259,8 +294,8 @@ rc_session_create (const struct rc_config *cfg, const char *wanted_id, struct rc
       return -1;
     }
   fd = open (meta, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) < 0 || write (fd, name, RC_SESSION_ID_LEN) < 0
-      || write (fd, "\n", 1) < 0)
+  len = snprintf (record, sizeof record, "%s\nclient=%016llx\n", name, (unsigned long long)who);
+  if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) < 0 || write (fd, record, (size_t)len) != len)
     {
       rc_error_sys (err, "create %s", meta);
       if (fd >= 0)

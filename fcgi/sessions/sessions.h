@@ -7,7 +7,8 @@
  *                         under it)
  *   <root>/meta/<id>      one file per session: its flock is the session
  *                         lock, its mtime the last activity (idle expiry),
- *                         its content the name of the data directory
+ *                         its content the name of the data directory and
+ *                         "client=<hash of the client's key>"
  *   <root>/data/<name>    the session's files; with SESSION_QUOTA=tmpfs a
  *                         tmpfs of its own (size=MAX_SESSION_SIZE,
  *                         nr_inodes=MAX_SESSION_ENTRIES+1) is mounted here
@@ -43,13 +44,15 @@ int rc_session_list_json (int dirfd, const char *path, struct rc_buf *out);
 /* True for 32 lowercase hex digits. */
 bool rc_session_id_valid (const char *id, size_t len);
 
-/* Creates a session and returns it locked.  wanted_id, when it is a
+/* Creates a session and returns it locked, or 429 when client (the key
+ * nginx limits clients by; may be NULL) holds MAX_SESSIONS_PER_CLIENT
+ * already, 503 at MAX_SESSIONS.  wanted_id, when it is a
  * valid id not in use, becomes the session's id: nginx passes its random
  * 128-bit $request_id, so that behind an upstream hashed on it the session
  * is created on the host its later requests (hashed on the id) reach.
  * Otherwise the id comes from getrandom. */
-int rc_session_create (const struct rc_config *cfg, const char *wanted_id, struct rc_session *s,
-                       rc_err_t *err);
+int rc_session_create (const struct rc_config *cfg, const char *wanted_id, const char *client,
+                       struct rc_session *s, rc_err_t *err);
 /* True when a session with this id exists (no lock taken). */
 bool rc_session_exists (const struct rc_config *cfg, const char *id);
 /* Opens and locks a session, waiting up to SESSION_LOCK_WAIT_TIMEOUT_SECONDS. */

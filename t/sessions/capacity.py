@@ -1,6 +1,9 @@
-"""Sessions harness group "capacity" (MAX_SESSIONS=4, 2 execution slots,
-a 2 s wait): MAX_SESSIONS answers 503 for new and throw-away sessions and
-frees up on DELETE; executions beyond the slots wait, then answer 503."""
+"""Sessions harness group "capacity" (MAX_SESSIONS=4, all of them one
+client's, 2 execution slots, a 2 s queue wait): MAX_SESSIONS answers 503
+for new and throw-away sessions and frees up on DELETE; executions beyond
+the slots wait in the queue (RUN_QUEUE_WAIT_MS), then answer 503.  The
+per-client share (MAX_SESSIONS_PER_CLIENT) has its test in
+t/abuse/front.py."""
 
 import threading
 import time
@@ -8,8 +11,9 @@ import time
 from sesslib import Client, form, live_sessions, start_or_bail, tap, rchttp
 
 t = tap.Tap()
-svc = start_or_bail(t, {"MAX_SESSIONS": "4", "RUN_CONCURRENCY": "2", "RUN_SPARE_WORKERS": "3",
-                        "SESSION_LOCK_WAIT_TIMEOUT_SECONDS": "2"})
+svc = start_or_bail(t, {"MAX_SESSIONS": "4", "MAX_SESSIONS_PER_CLIENT": "4",
+                        "RUN_CONCURRENCY": "2", "RUN_SPARE_WORKERS": "3",
+                        "RUN_QUEUE_WAIT_MS": "2000"})
 c = Client(svc)
 
 
