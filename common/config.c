@@ -500,24 +500,42 @@ fail:
   return -1;
 }
 
-/* RUN_CONFIG_FILE: the variables of an EnvironmentFile= (NAME=value a
- * line, '#' or ';' starts a comment, one pair of surrounding quotes
- * dropped), looked up before the environment.  At start both say the
- * same (systemd exported the file); at a reload only the file has the
- * operator's new values. */
+/* RUN_CONFIG_FILE: the file the environment was loaded from (systemd's
+ * EnvironmentFile=: NAME=value a line, '#' or ';' starts a comment, one
+ * pair of surrounding quotes dropped).  At start runcell reads only the
+ * environment, and the file to remember it.  At a reload a variable whose
+ * line in the file changed since the start takes the file's new value (a
+ * removed line: the default); every other one keeps the environment's, so
+ * a unit's own Environment= and UnsetEnvironment= (runcell-socket.service
+ * unsets RUN_LISTEN) keep applying and a reload applies exactly the
+ * operator's edits. */
 struct file_vars
 {
-  char **lines; /* "NAME=value", NULL-terminated */
+  char **lines; /* "NAME=value", NULL-terminated: the file now */
+  char **base;  /* the file at start (a reload), or NULL (the start: unused) */
 };
+
+static const char *
+strv_lookup (char **lines, const char *name)
+{
+  size_t n = strlen (name);
+  for (char **l = lines; l && *l; l++)
+    if (strncmp (*l, name, n) == 0 && (*l)[n] == '=')
+      return *l + n + 1;
+  return NULL;
+}
 
 static const char *
 file_getenv (const char *name, void *userdata)
 {
   const struct file_vars *fv = userdata;
-  size_t n = strlen (name);
-  for (char **l = fv->lines; l && *l; l++)
-    if (strncmp (*l, name, n) == 0 && (*l)[n] == '=')
-      return *l + n + 1;
+  const char *now = strv_lookup (fv->lines, name);
+  if (fv->base)
+    {
+      const char *then = strv_lookup (fv->base, name);
+      if ((now == NULL) != (then == NULL) || (now && strcmp (now, then) != 0))
+        return now ? now : "";
+    }
   return getenv (name);
 }
 
@@ -565,12 +583,25 @@ read_config_file (const char *path, struct file_vars *fv, rc_err_t *err)
   return 0;
 }
 
-int
-rc_config_load_env (struct rc_config *cfg, rc_err_t *err)
+static char **
+strv_dup (char **v)
 {
-  struct file_vars fv = { NULL };
+  char **out = NULL;
+  size_t n = 0;
+  for (; v && *v; v++)
+    if (strv_push (&out, &n, *v, strlen (*v)) < 0)
+      {
+        rc_strv_free (out);
+        return NULL;
+      }
+  return out ? out : calloc (1, sizeof *out);
+}
+
+static int
+load_with_file (struct rc_config *cfg, char **base, rc_err_t *err)
+{
+  struct file_vars fv = { NULL, base };
   const char *path = getenv ("RUN_CONFIG_FILE");
-  int r;
   if (path == NULL || *path == '\0')
     return rc_config_load (cfg, env_getenv, NULL, err);
   if (read_config_file (path, &fv, err) < 0)
@@ -579,14 +610,34 @@ rc_config_load_env (struct rc_config *cfg, rc_err_t *err)
       memset (cfg, 0, sizeof *cfg);
       return -1;
     }
-  r = rc_config_load (cfg, file_getenv, &fv, err);
-  rc_strv_free (fv.lines);
-  if (r == 0 && (cfg->config_file = strdup (path)) == NULL)
+  if (rc_config_load (cfg, file_getenv, &fv, err) < 0)
+    {
+      rc_strv_free (fv.lines);
+      return -1;
+    }
+  /* The file as read at start stays the base of every reload. */
+  cfg->config_file_vars = base ? strv_dup (base) : fv.lines;
+  if (base)
+    rc_strv_free (fv.lines);
+  if ((cfg->config_file = strdup (path)) == NULL || (base && cfg->config_file_vars == NULL))
     {
       rc_config_free (cfg);
       return rc_error_set (err, ENOMEM, "RUN_CONFIG_FILE");
     }
-  return r;
+  return 0;
+}
+
+int
+rc_config_load_env (struct rc_config *cfg, rc_err_t *err)
+{
+  return load_with_file (cfg, NULL, err);
+}
+
+int
+rc_config_reload_env (const struct rc_config *old, struct rc_config *cfg, rc_err_t *err)
+{
+  static char *empty[] = { NULL };
+  return load_with_file (cfg, old->config_file_vars ? old->config_file_vars : empty, err);
 }
 
 /* Appends name to a comma-separated list. */
@@ -659,6 +710,7 @@ rc_config_free (struct rc_config *cfg)
   free (cfg->languages);
   free (cfg->sessions.dir);
   free (cfg->config_file);
+  rc_strv_free (cfg->config_file_vars);
   rc_config_free_front (cfg);
   for (size_t i = 0; i < cfg->n_lang_overrides; i++)
     {

@@ -131,8 +131,8 @@ struct rc_config
   uint64_t workers_memory_max;   /* RUN_WORKERS_MEMORY_MAX (1g, 0: none): the workers' cgroup */
   struct rc_cidr *metrics_allow; /* RUN_METRICS_ALLOW (127.0.0.0/8,::1) */
   size_t n_metrics_allow;
-  char *config_file; /* RUN_CONFIG_FILE: NAME=value lines read before the
-                      * environment, again at each reload (SIGHUP) */
+  char *config_file;       /* RUN_CONFIG_FILE: NAME=value lines (an EnvironmentFile=) */
+  char **config_file_vars; /* its lines as read at start: what a reload compares with */
   struct rc_lang_override *lang_overrides;
   size_t n_lang_overrides;
 };
@@ -163,9 +163,12 @@ int rc_config_env_size (rc_getenv_fn get, void *ud, const char *name, uint64_t m
  * their default's base). */
 int rc_config_load_front (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err);
 void rc_config_free_front (struct rc_config *cfg);
-/* rc_config_load with RUN_CONFIG_FILE (when the environment names one)
- * first, then getenv(3): the service's start and every reload. */
+/* rc_config_load with getenv(3), and RUN_CONFIG_FILE's variables where
+ * the environment lacks one (the start). */
 int rc_config_load_env (struct rc_config *cfg, rc_err_t *err);
+/* A reload: the same, except that a variable whose line in RUN_CONFIG_FILE
+ * changed since old was loaded takes the file's new value. */
+int rc_config_reload_env (const struct rc_config *old, struct rc_config *cfg, rc_err_t *err);
 void rc_config_free (struct rc_config *cfg);
 
 /* Parsers shared with the API layer (common/parse.c); all return < 0 on

@@ -49,7 +49,7 @@ rc_reload_load (const struct rc_config *old, const struct rc_lang_table *old_lan
       free (langs);
       return rc_error_set (err, ENOMEM, "reload");
     }
-  if (rc_config_load_env (cfg, err) < 0)
+  if (rc_config_reload_env (old, cfg, err) < 0)
     {
       free (cfg);
       free (langs);

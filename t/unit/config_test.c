@@ -5,6 +5,7 @@
 #include "t/unit/tap.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 struct kv
@@ -226,6 +227,57 @@ test_restart_only (void)
   rc_config_free (&fresh);
 }
 
+/* RUN_CONFIG_FILE: the start reads the environment only; a reload takes
+ * the lines of the file that changed since, and only those. */
+static void
+write_file (const char *path, const char *text)
+{
+  FILE *f = fopen (path, "w");
+  if (f)
+    {
+      fputs (text, f);
+      fclose (f);
+    }
+}
+
+static void
+test_config_file (void)
+{
+  static const char path[] = "config_test.env";
+  struct rc_config start, again, third;
+  rc_err_t err = NULL;
+  int r;
+
+  write_file (path, "# the unit's EnvironmentFile\nRUN_QUEUE_WAIT_MS=100\n"
+                    "RUN_LISTEN=unix:/run/x.sock\n");
+  setenv ("RUN_CONFIG_FILE", path, 1);
+  setenv ("RUN_QUEUE_WAIT_MS", "100", 1);
+  unsetenv ("RUN_LISTEN"); /* as runcell-socket.service's UnsetEnvironment= */
+  tap_ok (rc_config_load_env (&start, &err) == 0 && start.queue_wait_ms == 100
+              && start.listen == NULL,
+          "config file: the start takes the environment (RUN_LISTEN unset stays unset)");
+  write_file (path, "RUN_QUEUE_WAIT_MS='250'\nRUN_LISTEN=unix:/run/x.sock\n");
+  r = rc_config_reload_env (&start, &again, &err);
+  tap_ok (r == 0 && again.queue_wait_ms == 250 && again.listen == NULL,
+          "config file: a reload takes the changed line, not the unchanged one (%llu)",
+          (unsigned long long)again.queue_wait_ms);
+  write_file (path, "RUN_LISTEN=unix:/run/x.sock\n");
+  tap_ok (rc_config_reload_env (&again, &third, &err) == 0 && third.queue_wait_ms == 30000,
+          "config file: a removed line means the default");
+  rc_config_free (&third);
+  write_file (path, "not a variable line\n");
+  r = rc_config_reload_env (&again, &third, &err);
+  tap_ok (r < 0 && err && strstr (rc_error_text (err), "config_test.env:1"),
+          "config file: a malformed line fails the reload, naming file and line (%s)",
+          err ? rc_error_text (err) : "accepted");
+  rc_error_free (&err);
+  rc_config_free (&start);
+  rc_config_free (&again);
+  unsetenv ("RUN_CONFIG_FILE");
+  unsetenv ("RUN_QUEUE_WAIT_MS");
+  unlink (path);
+}
+
 int
 main (void)
 {
@@ -234,5 +286,6 @@ main (void)
   test_config ();
   test_front ();
   test_restart_only ();
+  test_config_file ();
   return tap_done ();
 }
