@@ -158,7 +158,7 @@ rc_sandbox_instance_lock (const struct rc_config *cfg, int *out_fd, rc_err_t *er
       if (r < 0)
         return -1;
       return rc_error_set (
-          err, EBUSY,
+          err, 0,
           "another runcell (pid %ld) holds %s: its uids %llu-%llu, its cgroup %s; this one "
           "wants uids %llu-%llu and cgroup %s.  Give each instance its own RUN_UID_BASE "
           "(ranges RUN_CONCURRENCY apart) and RUN_CGROUP_NAME (locks: %s)",

@@ -127,12 +127,12 @@ rc_sandbox_check_uids (const struct rc_config *cfg, bool processes, rc_err_t *er
   pid_t pid;
 
   if (first + n > 4294967294ULL)
-    return rc_error_set (err, EINVAL,
+    return rc_error_set (err, 0,
                          "RUN_UID_BASE %llu + RUN_CONCURRENCY %llu passes the "
                          "largest uid",
                          (unsigned long long)first, (unsigned long long)n);
   if (!mapped ("/proc/self/uid_map", first, n) || !mapped ("/proc/self/gid_map", first, n))
-    return rc_error_set (err, EINVAL,
+    return rc_error_set (err, 0,
                          "RUN_UID_BASE: uids %llu-%llu are not mapped in this user namespace "
                          "(/proc/self/uid_map): no job could switch to its slot's uid; pick a "
                          "range inside the map",
@@ -141,7 +141,7 @@ rc_sandbox_check_uids (const struct rc_config *cfg, bool processes, rc_err_t *er
   while ((pw = getpwent ()) != NULL)
     if (pw->pw_uid >= first && pw->pw_uid < first + n)
       {
-        int r = rc_error_set (err, EINVAL,
+        int r = rc_error_set (err, 0,
                               "RUN_UID_BASE: uid %lu (slot %llu) belongs to the account '%s': "
                               "its files and processes would be a job's; pick a range of "
                               "RUN_CONCURRENCY uids no account uses",
@@ -155,7 +155,7 @@ rc_sandbox_check_uids (const struct rc_config *cfg, bool processes, rc_err_t *er
   while ((gr = getgrent ()) != NULL)
     if (gr->gr_gid >= first && gr->gr_gid < first + n)
       {
-        int r = rc_error_set (err, EINVAL,
+        int r = rc_error_set (err, 0,
                               "RUN_UID_BASE: gid %lu (slot %llu) is the group '%s': pick a "
                               "range no group uses",
                               (unsigned long)gr->gr_gid, (unsigned long long)(gr->gr_gid - first),
@@ -165,7 +165,7 @@ rc_sandbox_check_uids (const struct rc_config *cfg, bool processes, rc_err_t *er
       }
   endgrent ();
   if (processes && (pid = stranger_with_uid ((uid_t)first, (unsigned)n, &who, comm)) > 0)
-    return rc_error_set (err, EBUSY,
+    return rc_error_set (err, 0,
                          "RUN_UID_BASE: uid %lu (slot %llu) is used by pid %ld (%s), which is "
                          "not one of this runcell's jobs (another runner on the same uids?): "
                          "pick another range or stop it",
