@@ -69,6 +69,7 @@ config (struct rc_config *cfg)
   cfg->sessions.max_output = 10 << 20;
   cfg->sessions.nofile = 200;
   cfg->sessions.fsize = 1 << 20;
+  cfg->sessions.max_session_size = 100ULL << 20;
   cfg->sessions.tmp_size = 64ULL << 20;
 }
 
@@ -266,6 +267,15 @@ test_session (void)
               && st->limits.output_bytes == (10 << 20)
               && st->limits.rlimit_cpu_s == rc_limits_rlimit_cpu_s (&st->limits, cpus),
           "sessions: RLIMIT_NOFILE and RLIMIT_FSIZE are limits fields, one RLIMIT_CPU");
+  {
+    /* A file never outgrows the session's byte quota, sparse or not. */
+    struct rc_job_request small = req;
+    cfg.sessions.max_session_size = 512 << 10;
+    resolve (&cfg, &cpp, RC_LIMITS_SESSION, NULL, &small);
+    tap_ok (small.limits.run.fsize_bytes == (512 << 10),
+            "sessions: RLIMIT_FSIZE is at most MAX_SESSION_SIZE (%llu)",
+            (unsigned long long)small.limits.run.fsize_bytes);
+  }
   rc_job_free (&job);
   rc_lang_free (&cpp);
 }
