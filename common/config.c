@@ -544,7 +544,7 @@ read_config_file (const char *path, struct file_vars *fv, rc_err_t *err)
 {
   FILE *f = fopen (path, "re");
   char line[8192];
-  size_t n = 0, lineno = 0;
+  size_t lineno = 0;
   if (f == NULL)
     return rc_error_sys (err, "RUN_CONFIG_FILE: %s", path);
   while (fgets (line, sizeof line, f))
@@ -573,7 +573,7 @@ read_config_file (const char *path, struct file_vars *fv, rc_err_t *err)
           v[end - v - 2] = '\0';
         }
       memmove (eq + 1, v, strlen (v) + 1);
-      if (strv_push (&fv->lines, &n, p, strlen (p)) < 0)
+      if (rc_strv_pushn (&fv->lines, p, strlen (p)) < 0)
         {
           fclose (f);
           return rc_error_set (err, ENOMEM, "RUN_CONFIG_FILE");
@@ -587,9 +587,8 @@ static char **
 strv_dup (char **v)
 {
   char **out = NULL;
-  size_t n = 0;
   for (; v && *v; v++)
-    if (strv_push (&out, &n, *v, strlen (*v)) < 0)
+    if (rc_strv_pushn (&out, *v, strlen (*v)) < 0)
       {
         rc_strv_free (out);
         return NULL;

@@ -5,7 +5,7 @@
 #include "common/json_out.h"
 #include "fcgi/pool.h"
 #include "fcgi/version.h"
-#include "sandbox/slot/slot_table.h"
+#include "sandbox/sandbox.h"
 
 #include <stdatomic.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 
 #include "common/job.h"
 #include "common/lang.h"
-#include "sandbox/slot/slot_table.h"
+#include "sandbox/sandbox.h"
 
 #include <stdint.h>
 
