@@ -13,6 +13,11 @@ count and wait bounded; each group starts its own nginx + runcell-fcgi
              127.0.0.2 answer at once
   sessions   64 POST /sessions from one client: MAX_SESSIONS_PER_CLIENT (16)
              succeed, the rest are 429; another client still creates one
+  perclient  nginx's limit_conn per client key (an authenticating proxy's
+             header, CLIENT_KEY_HEADER): one client past its share gets a
+             JSON 429 with Retry-After at once, another client (same
+             address, other key) does not; /health is never limited;
+             runcell's MAX_SESSIONS_PER_CLIENT counts by the same key
   instance   a second runcell-fcgi with overlapping slot uids, or the same
              cgroup name, refuses to start naming the first's pid; the
              first's running job finishes unharmed
@@ -307,6 +312,53 @@ def sessions():
         svc.stop()
 
 
+# -- nginx's per-client limits, keyed by a proxy's header ----------------------
+
+def perclient():
+    svc = rchttp.Service(env={"RUN_CONCURRENCY": "2", "MAX_SESSIONS": "8"}, languages="bash",
+                         site={"NGINX_CONN_PER_CLIENT": "2", "CLIENT_KEY_HEADER": "X-Client-Id"})
+    svc.start()
+    try:
+        perclient_checks(svc)
+    finally:
+        svc.stop()
+
+
+def perclient_checks(svc):
+    body = json.dumps({"language": "bash",
+                       "files": [{"name": "main", "content": "sleep 2; echo long"}]})
+    box = {}
+
+    def long_run(i):
+        box[i] = svc.post_json("/v1/execute", body, headers={"X-Client-Id": "alice"}, timeout=60)
+
+    threads = [threading.Thread(target=long_run, args=(i,)) for i in range(2)]
+    for th in threads:
+        th.start()
+    time.sleep(0.7)
+    r = svc.post_json("/v1/execute", body, headers={"X-Client-Id": "alice"}, timeout=30)
+    ok, why = rchttp.json_error(r, 429, "too many requests from this client")
+    t.ok(ok and r.headers.get("retry-after") == "1" and r.elapsed < 1.0,
+         "a client past NGINX_CONN_PER_CLIENT (2) gets nginx's JSON 429 with Retry-After at once",
+         why)
+    h = svc.get("/health", headers={"X-Client-Id": "alice"}, timeout=10)
+    t.eq(h.status, 200, "/health is never limited per client", lambda: repr(h))
+    r = svc.post_json("/v1/execute", json.dumps({"language": "bash", "files": [
+        {"name": "main", "content": "echo bob"}]}), headers={"X-Client-Id": "bob"}, timeout=30)
+    t.ok(r.status == 200 and (r.json or {}).get("stdout") == "bob\n",
+         "another key from the same address runs its job (after the queue)", repr(r))
+    for th in threads:
+        th.join(60)
+    t.eq([getattr(box.get(i), "status", None) for i in range(2)], [200, 200],
+         "the client's own two requests ran")
+    made = [svc.request("POST", "/sessions", headers={"X-Client-Id": "alice"}).status
+            for _ in range(3)]
+    r = svc.request("POST", "/sessions", headers={"X-Client-Id": "bob"})
+    t.ok(made == [200, 200, 429] and r.status == 200,
+         "MAX_SESSIONS_PER_CLIENT (8 / 4 = 2) counts by the same key: %r, then another key %d"
+         % (made, r.status))
+
+
 # -- a second instance --------------------------------------------------------
 
 def second_instance(first, env_over):
@@ -545,8 +597,9 @@ def queue_checks(svc):
          "runcell_queue_wait_seconds counted the served requests", repr(count))
 
 
-GROUPS = [("queue", queue), ("sessions", sessions), ("instance", instance), ("reload", reload),
-          ("tmp", tmp_checkout), ("idle", idle), ("sparse", sparse)]
+GROUPS = [("queue", queue), ("sessions", sessions), ("perclient", perclient),
+          ("instance", instance), ("reload", reload), ("tmp", tmp_checkout), ("idle", idle),
+          ("sparse", sparse)]
 # `front.py queue idle` runs only those groups (a developer's shortcut).
 for name, fn in GROUPS:
     if len(sys.argv) < 2 or name in sys.argv[1:]:

@@ -247,14 +247,17 @@ class Service:
     languages      RUN_LANGUAGES (default "python")
     nginx_body_max nginx's client_max_body_size, when it must differ from
                    RUN_INPUT_MAX (to reach the backend's own 413)
+    site           more nginx/render values for the site (NGINX_CONN_PER_CLIENT,
+                   CLIENT_KEY_HEADER, ...)
     start_timeout  seconds to wait for the socket and /health
     """
 
     def __init__(self, env=None, languages="python", nginx_body_max=None, start_timeout=60,
-                 name="rchttp"):
+                 name="rchttp", site=None):
         self.extra_env = dict(env or {})
         self.languages = languages
         self.nginx_body_max = nginx_body_max
+        self.site = dict(site or {})
         self.start_timeout = start_timeout
         self.name = name
         self.tmp = None
@@ -374,6 +377,7 @@ class Service:
         }
         if self.nginx_body_max is not None:
             site["NGINX_BODY_MAX"] = str(self.nginx_body_max)
+        site.update({k: str(v) for k, v in self.site.items()})
         # bench/ab_front.py compares kept and per-request FastCGI connections.
         for knob in ("FASTCGI_KEEP_CONN", "FASTCGI_KEEPALIVE"):
             if os.environ.get("RCHTTP_" + knob):
