@@ -53,10 +53,14 @@ def init_pids(svc):
 
 
 def slot_pids(svc):
-    """Every pid listed in the service's cgroup subtree, all hierarchies."""
+    """Every pid listed in the slots' cgroups of the service's subtree, all
+    hierarchies (not the workers' memory cgroup, <name>/workers, nor v2's
+    <name>/service, where the master may live)."""
     pids = set()
     for base in rchttp.leftover_cgroups(svc.cgroup_name):
-        for root, _dirs, files in os.walk(base):
+        for root, dirs, files in os.walk(base):
+            if root == base:
+                dirs[:] = [d for d in dirs if d not in ("workers", "service")]
             if "cgroup.procs" in files:
                 with open(os.path.join(root, "cgroup.procs")) as f:
                     pids.update(int(x) for x in f.read().split())
