@@ -106,9 +106,9 @@ def main():
          "readiness runs the canary job (runcell-container ready), not only /health")
     with open(os.path.join(SRC, "packaging", "oci", "runcell-container")) as f:
         entry = f.read()
-    t.ok("/v1/execute" in entry and re.search(r"^\s+ready\) ready ;;", entry, re.M)
+    t.ok("/health?ready=1" in entry and re.search(r"^\s+ready\) ready ;;", entry, re.M)
          and re.search(r"^\s+drain\) drain ;;", entry, re.M),
-         "the image's entrypoint implements ready (a POST /v1/execute canary) and drain")
+         "the image's entrypoint implements ready (runcell's canary, /health?ready=1) and drain")
     t.eq(c.get("livenessProbe", {}).get("httpGet", {}).get("path"), "/health", "liveness is GET /health")
     t.eq(c.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command"),
          ["/usr/sbin/runcell-container", "drain"], "preStop drains (not ready, then wait)")
