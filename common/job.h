@@ -107,6 +107,10 @@ struct rc_step
   struct rc_limits limits;
   /* Stop the job after this step when it did not exit 0 (compile steps). */
   bool stop_on_failure;
+  /* Its stdin, stdout and stderr are a terminal of its own (a private
+   * devpts instance at the job's /dev/pts, its controlling tty); its
+   * supervisor holds the master.  Set by rc_run_start (rc_run_io.tty). */
+  bool tty;
 };
 
 enum rc_workspace_kind

@@ -64,6 +64,14 @@ void rc_sessions_sweep (const struct rc_config *cfg);
  * (fcgi/jobs.c). */
 int rc_app_run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res_job,
                     struct rc_http_response *res);
+/* The two halves of rc_app_run_job for a caller that runs the job itself
+ * (a streamed /v1/execute, a process): the claim of a slot, at once (429
+ * "runner busy" answered when every slot runs a job) or within wait_ms
+ * (503), < 0 with res answered; and, once the job ran, each step's
+ * explanation line and its metrics. */
+int rc_app_claim (struct rc_app *app, uint64_t wait_ms, struct rc_http_response *res,
+                  struct rc_slot_claim *claim);
+void rc_app_account (const struct rc_job_spec *spec, struct rc_job_result *result);
 /* Once the response has been handed to the web server: ends the claims
  * of the jobs just answered (their slots' inits clear them away). */
 void rc_app_after_reply (struct rc_app *app);

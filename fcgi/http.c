@@ -4,9 +4,9 @@
 #include "fcgi/http.h"
 #include "common/json_out.h"
 #include "common/log.h"
+#include "fcgi/sse.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -185,13 +185,9 @@ rc_http_sse (struct rc_http_response *res, uint64_t id, const char *event, const
              size_t len)
 {
   struct rc_buf b = { 0 };
-  int r;
-  if (id)
-    rc_buf_printf (&b, "id: %" PRIu64 "\n", id);
-  rc_buf_printf (&b, "event: %s\ndata: ", event);
-  rc_buf_append (&b, data, len);
-  rc_buf_append (&b, "\n\n", 2);
-  r = b.data ? rc_http_stream_write (res, b.data, b.len) : -1;
+  int r = -1;
+  if (rc_sse_format (&b, id, event, data, len) == 0)
+    r = rc_http_stream_write (res, b.data, b.len);
   rc_buf_free (&b);
   return r;
 }
@@ -209,6 +205,27 @@ rc_http_stream_gone (const struct rc_http_response *res)
    * has the body: anything readable is its end (FCGI_ABORT_REQUEST, or
    * the close). */
   return poll (&p, 1, 0) > 0;
+}
+
+bool
+rc_http_wants_events (const struct rc_http_request *req)
+{
+  /* A media range of the list, parameters and q aside: text/event-stream
+   * named, not merely allowed by a wildcard (curl's default, any type, must keep
+   * getting JSON). */
+  const char *p = req->accept;
+  while (p && *p)
+    {
+      size_t n;
+      p += strspn (p, " \t,");
+      n = strcspn (p, ",;");
+      while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+      if (n == 17 && strncasecmp (p, "text/event-stream", 17) == 0)
+        return true;
+      p += strcspn (p, ",");
+    }
+  return false;
 }
 
 bool

@@ -23,6 +23,8 @@ struct rc_http_request
   const char *content_encoding; /* HTTP_CONTENT_ENCODING, may be NULL */
   const char *remote_addr;
   const char *request_id; /* nginx $request_id when passed, else generated */
+  const char *accept;        /* HTTP_ACCEPT, may be NULL */
+  const char *last_event_id; /* HTTP_LAST_EVENT_ID (an SSE reconnect), may be NULL */
   const char *body;
   size_t body_len;
   bool body_too_large; /* CONTENT_LENGTH or the bytes read exceeded RUN_INPUT_MAX */
@@ -98,6 +100,9 @@ bool rc_http_stream_gone (const struct rc_http_response *res);
  * Content-Length of the body, or without one for a stream.  The length
  * written, or -1 when size cannot hold it. */
 int rc_http_format_head (const struct rc_http_response *res, bool streamed, char *buf, size_t size);
+
+/* True when the client asks for text/event-stream (Accept). */
+bool rc_http_wants_events (const struct rc_http_request *req);
 
 /* True for a missing, empty or "identity" Content-Encoding. */
 bool rc_http_encoding_is_identity (const char *encoding);

@@ -33,26 +33,46 @@ rc_app_after_reply (struct rc_app *app)
     rc_sandbox_end_claims (app->sandbox, false);
 }
 
+int
+rc_app_claim (struct rc_app *app, uint64_t wait_ms, struct rc_http_response *res,
+              struct rc_slot_claim *claim)
+{
+  *claim = rc_slot_claim_wait (wait_ms, CLEANING_WAIT_MS, &app->shutdown_requested);
+  if (claim->slot >= 0)
+    return 0;
+  rc_metrics_count_rejection ();
+  if (wait_ms == 0)
+    rc_http_error (res, 429, "runner busy");
+  else
+    rc_http_error (res, 503, "no execution slot became free in time");
+  res->log_outcome = "busy";
+  return -1;
+}
+
+void
+rc_app_account (const struct rc_job_spec *spec, struct rc_job_result *result)
+{
+  for (size_t i = 0; i < result->n_steps && i < spec->n_steps; i++)
+    {
+      rc_step_result_explain (&result->steps[i], &spec->steps[i].limits);
+      if (result->steps[i].outcome == RC_OUTCOME_MEMORY)
+        rc_metrics_count_oom ();
+      if (rc_outcome_limit (result->steps[i].outcome))
+        rc_metrics_count_clock_kill (result->steps[i].outcome);
+    }
+}
+
 static int
 run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
          struct rc_http_response *res, uint64_t wait_ms, int (*prepare) (int slot, void *ud),
          void *ud)
 {
-  struct rc_slot_claim claim
-      = rc_slot_claim_wait (wait_ms, CLEANING_WAIT_MS, &app->shutdown_requested);
+  struct rc_slot_claim claim;
   rc_err_t err = NULL;
   int ret;
 
-  if (claim.slot < 0)
-    {
-      rc_metrics_count_rejection ();
-      if (wait_ms == 0)
-        rc_http_error (res, 429, "runner busy");
-      else
-        rc_http_error (res, 503, "no execution slot became free in time");
-      res->log_outcome = "busy";
-      return -1;
-    }
+  if (rc_app_claim (app, wait_ms, res, &claim) < 0)
+    return -1;
   spec->slot = claim.slot;
   if (prepare && prepare (claim.slot, ud) < 0)
     {
@@ -71,14 +91,7 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
   if (ret == 0)
     {
       res->log_setup_us = result->setup_us;
-      for (size_t i = 0; i < result->n_steps; i++)
-        {
-          rc_step_result_explain (&result->steps[i], &spec->steps[i].limits);
-          if (result->steps[i].outcome == RC_OUTCOME_MEMORY)
-            rc_metrics_count_oom ();
-          if (rc_outcome_limit (result->steps[i].outcome))
-            rc_metrics_count_clock_kill (result->steps[i].outcome);
-        }
+      rc_app_account (spec, result);
       return 0;
     }
   rc_metrics_count_sandbox_failure ();

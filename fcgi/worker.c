@@ -242,6 +242,8 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   req.content_type = param (r, "CONTENT_TYPE");
   req.content_encoding = param (r, "HTTP_CONTENT_ENCODING");
   req.remote_addr = param (r, "REMOTE_ADDR");
+  req.accept = param (r, "HTTP_ACCEPT");
+  req.last_event_id = param (r, "HTTP_LAST_EVENT_ID");
   req.request_id = param (r, "REQUEST_ID");
   if (req.request_id == NULL)
     {

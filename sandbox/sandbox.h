@@ -94,12 +94,17 @@ struct rc_run_io
    * stdin_data is ignored), at most stdin_buffer bytes kept waiting. */
   bool live_stdin;
   size_t stdin_buffer;
+  /* The run step's stdio is a terminal of its own (rc_step.tty): its
+   * output comes as stream 1, rc_run_resize sets its size, and an eof of
+   * rc_run_stdin is the terminal's EOF character. */
+  bool tty;
 };
 
 struct rc_run;
 /* Starts the job on the slot claimed for it (spec->slot, claim_seq): its
  * init takes it and runs step 0.  On failure the claim is ended (the slot
- * goes back to be cleaned) and err says why. */
+ * goes back to be cleaned) and err says why (ENOTSUP: the unsandboxed
+ * fallback, which only runs rc_sandbox_run). */
 int rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t claim_seq,
                   const struct rc_run_io *io, struct rc_run **out, rc_err_t *err);
 /* What to poll and for how long (at most RC_RUN_POLLFDS fds). */
@@ -108,9 +113,12 @@ size_t rc_run_pollfds (struct rc_run *r, struct pollfd *pfd, int *timeout_ms);
 /* After the poll: 1 when the job is over, 0 to go on, -1 on a sandbox
  * failure (err set). */
 int rc_run_handle (struct rc_run *r, const struct pollfd *pfd, size_t n, rc_err_t *err);
-/* Live stdin (io->live_stdin): -1 with ENOSPC when the buffer is full,
- * EPIPE once stdin is closed or the step is over. */
+/* Live stdin (io->live_stdin): all of data is taken or none; -1 with
+ * ENOSPC when the buffer cannot hold it, EPIPE once stdin is closed or
+ * the step is over (or, on a terminal, before it exists: its STARTED). */
 int rc_run_stdin (struct rc_run *r, const void *data, size_t len, bool eof);
+/* A tty job's terminal size (TIOCSWINSZ); ENOTTY without one. */
+int rc_run_resize (struct rc_run *r, unsigned rows, unsigned cols);
 /* A signal to the running step's process group. */
 int rc_run_signal (struct rc_run *r, int sig);
 /* Ends the job now (a client gone, a DELETE), reported as `why`. */

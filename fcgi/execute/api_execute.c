@@ -15,6 +15,7 @@
 #include "fcgi/app.h"
 #include "fcgi/execute/execute_request.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,10 +69,9 @@ render_step (struct rc_buf *b, const struct rc_step_result *st)
   rc_buf_append (b, "}", 1);
 }
 
-static void
-render_execute (struct rc_http_response *res, const struct rc_job_result *jr, bool has_compile)
+void
+rc_execute_render (struct rc_buf *b, const struct rc_job_result *jr, bool has_compile)
 {
-  struct rc_buf *b = &res->body;
   const struct rc_step_result *run = &jr->steps[has_compile ? 1 : 0];
   const struct rc_step_result *compile = has_compile ? &jr->steps[0] : NULL;
   struct rc_buf step = { 0 };
@@ -89,77 +89,113 @@ render_execute (struct rc_http_response *res, const struct rc_job_result *jr, bo
     }
   rc_buf_append (b, "}", 1);
   rc_buf_free (&step);
-  res->status = 200;
-  res->content_type = "application/json";
+}
+
+void
+rc_execute_log (struct rc_http_response *res, const struct rc_job_result *jr, size_t run_step)
+{
+  const struct rc_step_result *run = &jr->steps[run_step];
+  const char *limit = rc_outcome_limit (run->outcome);
+  res->log_wall_ms = run->wall_ms;
+  res->log_cpu_ms = run->cpu_ms;
+  res->log_mem_kb = run->memory_peak_kb;
+  res->log_has_exit = run->ran && run->exited;
+  res->log_exit_code = run->exited ? run->exit_code : 128 + run->term_signal;
+  res->log_outcome = !run->ran ? "compile_error" : limit ? limit : "ok";
+}
+
+int
+rc_execute_job_build (struct rc_app *app, const struct rc_execute_request *ex, int bind_dirfd,
+                      struct rc_execute_job *ej, rc_err_t *err)
+{
+  struct rc_job_request jr;
+  size_t first = bind_dirfd >= 0 ? 1 : 0;
+
+  memset (ej, 0, sizeof *ej);
+  ej->files = calloc (ex->n_files + 1, sizeof *ej->files);
+  if (ej->files == NULL)
+    return rc_error_set (err, ENOMEM, "out of memory for %zu files", ex->n_files);
+  for (size_t i = first; i < ex->n_files; i++)
+    ej->files[i - first]
+        = (struct rc_file){ ex->files[i].name, ex->files[i].content, ex->files[i].len, 0644 };
+  memset (&jr, 0, sizeof jr);
+  jr.kind = RC_JOB_EXECUTE;
+  jr.workspace = bind_dirfd >= 0 ? RC_WORKSPACE_BIND : RC_WORKSPACE_TEMPLATE;
+  jr.bind_dirfd = bind_dirfd;
+  jr.files = ej->files;
+  jr.n_files = ex->n_files - first;
+  if (bind_dirfd >= 0)
+    {
+      /* A session's job, built as its /execute is: the entry file is the
+       * code, staged and compiled outside the session; the other files
+       * are written into it. */
+      jr.code = ex->files[0].content;
+      jr.code_len = ex->files[0].len;
+    }
+  jr.args = (const char *const *)ex->args;
+  jr.stdin_data = ex->stdin_data;
+  jr.stdin_len = ex->stdin_len;
+  jr.limits = ex->limits;
+  return rc_job_build (&ej->job, ex->lang, &jr, app->cfg, err);
+}
+
+void
+rc_execute_job_free (struct rc_execute_job *ej)
+{
+  rc_job_free (&ej->job);
+  free (ej->files);
+  memset (ej, 0, sizeof *ej);
 }
 
 void
 rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  const struct rc_config *cfg = app->cfg;
   struct rc_execute_request ex;
-  struct rc_file *files = NULL;
-  struct rc_job_request jr;
-  struct rc_job job = { 0 };
+  struct rc_execute_job ej = { 0 };
   struct rc_job_result result = { 0 };
   rc_err_t err = NULL;
 
   res->log_job = true;
-  if (rc_execute_request_parse (req->body, req->body_len, cfg, app->langs, &ex, &err) < 0)
+  if (rc_execute_request_parse (req->body, req->body_len, app->cfg, app->langs, &ex, &err) < 0)
     {
       rc_http_error_from (res, &err, "execute_request");
       res->log_outcome = "bad_request";
       return;
     }
   res->log_lang = ex.lang->slug;
-
-  files = calloc (ex.n_files, sizeof *files);
-  if (files == NULL)
+  if (ex.tty)
     {
-      rc_http_internal (res, "execute", "out of memory for %zu files", ex.n_files);
+      rc_http_error (res, 400, "tty: a terminal is for /v1/processes");
+      res->log_outcome = "bad_request";
       goto out;
     }
-  for (size_t i = 0; i < ex.n_files; i++)
-    files[i] = (struct rc_file){ ex.files[i].name, ex.files[i].content, ex.files[i].len, 0644 };
-  memset (&jr, 0, sizeof jr);
-  jr.kind = RC_JOB_EXECUTE;
-  jr.workspace = RC_WORKSPACE_TEMPLATE;
-  jr.files = files;
-  jr.n_files = ex.n_files;
-  jr.args = (const char *const *)ex.args;
-  jr.stdin_data = ex.stdin_data;
-  jr.stdin_len = ex.stdin_len;
-  jr.limits = ex.limits;
-  if (rc_job_build (&job, ex.lang, &jr, cfg, &err) < 0)
+  if (rc_execute_job_build (app, &ex, -1, &ej, &err) < 0)
     {
       rc_http_error_from (res, &err, "job_build");
       goto out;
     }
-
-  if (rc_app_run_job (app, &job.spec, &result, res) < 0)
-    goto out;
-  if (result.n_steps != job.spec.n_steps)
+  if (rc_http_wants_events (req))
     {
-      rc_http_internal (res, "sandbox_failure", "job returned %zu steps, expected %zu",
-                        result.n_steps, job.spec.n_steps);
+      rc_execute_stream (app, &ej.job, res);
       goto out;
     }
-  render_execute (res, &result, job.has_compile);
-  {
-    const struct rc_step_result *run = &result.steps[job.run_step];
-    const char *limit = rc_outcome_limit (run->outcome);
-    res->log_wall_ms = run->wall_ms;
-    res->log_cpu_ms = run->cpu_ms;
-    res->log_mem_kb = run->memory_peak_kb;
-    res->log_has_exit = run->ran && run->exited;
-    res->log_exit_code = run->exited ? run->exit_code : 128 + run->term_signal;
-    res->log_outcome = !run->ran ? "compile_error" : limit ? limit : "ok";
-  }
+
+  if (rc_app_run_job (app, &ej.job.spec, &result, res) < 0)
+    goto out;
+  if (result.n_steps != ej.job.spec.n_steps)
+    {
+      rc_http_internal (res, "sandbox_failure", "job returned %zu steps, expected %zu",
+                        result.n_steps, ej.job.spec.n_steps);
+      goto out;
+    }
+  rc_execute_render (&res->body, &result, ej.job.has_compile);
+  res->status = 200;
+  res->content_type = "application/json";
+  rc_execute_log (res, &result, ej.job.run_step);
 
 out:
   rc_job_result_free (&result);
-  rc_job_free (&job);
-  free (files);
+  rc_execute_job_free (&ej);
   rc_execute_request_free (&ex);
 }
 

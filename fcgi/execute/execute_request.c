@@ -183,6 +183,13 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
         }
     }
 
+  if (json_object_object_get_ex (root, "tty", &v) && !json_object_is_type (v, json_type_null))
+    {
+      if (!json_object_is_type (v, json_type_boolean))
+        FAIL (400, "tty must be a boolean");
+      out->tty = json_object_get_boolean (v);
+    }
+
   /* What the request asks, in bytes and ms; rc_limits_resolve lays it
    * over the language's defaults and holds it to the ceilings. */
   if (json_object_object_get_ex (root, "limits", &v) && !json_object_is_type (v, json_type_null))

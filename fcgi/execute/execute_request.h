@@ -2,7 +2,11 @@
  *
  *   {"language": "python", "files": [{"name": "main.py", "content": "..."}],
  *    "stdin": "...", "args": ["..."],
- *    "limits": {"wallTimeMs", "idleMs", "cpuMs", "memoryMb", "pids", "outputKb"}}
+ *    "limits": {"wallTimeMs", "idleMs", "cpuMs", "memoryMb", "pids", "outputKb"},
+ *    "tty": false}
+ *
+ * The same body starts a process (/v1/processes), which alone may ask for
+ * "tty": true.
  *
  * The limits the request asks go through rc_limits_resolve: the language's
  * defaults field by field, and a value above the operator's ceiling is a
@@ -34,6 +38,7 @@ struct rc_execute_request
   size_t stdin_len;
   char **args;                 /* NULL-terminated, never NULL after a successful parse */
   struct rc_job_limits limits; /* resolved (common/limits.h) */
+  bool tty;                    /* a terminal for the program (processes only) */
 };
 
 /* Longest accepted file path and path component. */
@@ -48,6 +53,37 @@ int rc_execute_request_parse (const char *body, size_t len, const struct rc_conf
                               const struct rc_lang_table *langs, struct rc_execute_request *out,
                               rc_err_t *err);
 void rc_execute_request_free (struct rc_execute_request *req);
+
+/* The result of a /v1/execute job, as the unstreamed answer, the final
+ * `result` event of a streamed one and a process's `exit` event and
+ * status all carry it: the run step's fields at the top level, "stage",
+ * and "compile" when the language compiles (api_execute.c). */
+void rc_execute_render (struct rc_buf *b, const struct rc_job_result *jr, bool has_compile);
+/* The request log's fields of that result. */
+struct rc_http_response;
+void rc_execute_log (struct rc_http_response *res, const struct rc_job_result *jr,
+                     size_t run_step);
+
+/* The job of a parsed body: its files in an empty workspace, or, with a
+ * session's directory (bind_dirfd >= 0), built as a session's /execute is
+ * (the entry file is the code, the others are written into the session).
+ * ej->files is the storage the job points into. */
+struct rc_app;
+struct rc_execute_job
+{
+  struct rc_job job;
+  struct rc_file *files;
+};
+int rc_execute_job_build (struct rc_app *app, const struct rc_execute_request *ex, int bind_dirfd,
+                          struct rc_execute_job *ej, rc_err_t *err);
+void rc_execute_job_free (struct rc_execute_job *ej);
+
+/* POST /v1/execute with Accept: text/event-stream (execute_stream.c):
+ * claims a slot (429 as JSON when none), answers 200 text/event-stream at
+ * once and runs the job, its stage, stdout and stderr events as they come,
+ * then the result event.  A client that goes away ends the job. */
+struct rc_http_response;
+void rc_execute_stream (struct rc_app *app, struct rc_job *job, struct rc_http_response *res);
 
 /* A relative path a job file may have: no "..", no ".", no empty
  * component, no leading '/', no NUL or control characters, bounded. */

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -36,15 +37,21 @@ struct rc_run
 {
   struct rc_sandbox *sb;
   const struct rc_job_spec *spec;
+  /* The spec as sent: the caller's with the run step's live stdin and
+   * terminal marked (rc_run_io). */
+  struct rc_job_spec sent;
+  struct rc_step steps[MAX_STEPS];
+  int tty;                   /* a tty step's master, or -1 */
+  unsigned short rows, cols; /* its size, as last asked (0: the init's) */
   uint32_t seq;
   int ctl;
   struct rc_run_io io;
   /* The worker's ends of each step's pipes. */
   int in_w[MAX_STEPS], out_r[MAX_STEPS], err_r[MAX_STEPS];
-  size_t step;                   /* the step supervised now */
-  bool started;                  /* its STARTED arrived */
-  bool init_gone;                /* the control connection closed */
-  struct rc_cgroup_meter meter;  /* of the step supervised now */
+  size_t step;                  /* the step supervised now */
+  bool started;                 /* its STARTED arrived */
+  bool init_gone;               /* the control connection closed */
+  struct rc_cgroup_meter meter; /* of the step supervised now */
   struct rc_watch w;
   struct rc_job_result res;
   uint64_t output_used;
@@ -59,6 +66,23 @@ close_fd (int *fd)
   if (*fd >= 0)
     close (*fd);
   *fd = -1;
+}
+
+/* A tty step's master came with its STARTED: the step's stdin and its one
+ * output stream (a terminal merges stdout and stderr) are dups of it, so
+ * the watch may close either; the original stays for resizes. */
+static void
+tty_take (struct rc_run *r, int master)
+{
+  r->tty = master;
+  if (r->rows && r->cols)
+    {
+      struct winsize ws = { .ws_row = r->rows, .ws_col = r->cols };
+      (void)ioctl (master, TIOCSWINSZ, &ws);
+    }
+  r->w.out_fd = fcntl (master, F_DUPFD_CLOEXEC, 3);
+  if (r->w.stdin_live)
+    r->w.stdin_fd = fcntl (master, F_DUPFD_CLOEXEC, 3);
 }
 
 /* ---- the watch's callbacks ---- */
@@ -87,6 +111,8 @@ run_read_exit (void *ctx, int *wstatus, rc_err_t *err)
     {
     case RC_CTL_STARTED:
       rc_cgroup_meter_close (&r->meter);
+      if (m.value == 1 && n > 0 && r->steps[r->step].tty && r->tty < 0)
+        tty_take (r, fds[--n]);
       if (rc_ctl_get_meter (&m, fds, n, &r->meter) < 0)
         {
           for (size_t i = 0; i < n; i++)
@@ -198,11 +224,12 @@ connect_slot (struct rc_sandbox *sb, int slot, rc_err_t *err)
 static int
 make_pipes (struct rc_run *r, int *child_fds, size_t *n, rc_err_t *err)
 {
-  for (size_t i = 0; i < r->spec->n_steps; i++)
+  for (size_t i = 0; i < r->sent.n_steps; i++)
     {
       int p[2];
-      bool has_stdin = r->spec->steps[i].stdin_data != NULL
-                       || (r->io.live_stdin && i + 1 == r->spec->n_steps);
+      bool has_stdin = r->sent.steps[i].stdin_data != NULL;
+      if (r->sent.steps[i].tty)
+        continue; /* its terminal comes from the init, with STARTED */
       if (has_stdin)
         {
           if (pipe2 (p, O_CLOEXEC) < 0)
@@ -272,6 +299,7 @@ run_free (struct rc_run *r)
   rc_watch_end (&r->w);
   rc_cgroup_meter_close (&r->meter);
   close_fd (&r->ctl);
+  close_fd (&r->tty);
   rc_error_free (&r->fail);
   free (r);
 }
@@ -295,6 +323,7 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
   r->spec = spec;
   r->seq = claim_seq;
   r->ctl = -1;
+  r->tty = -1;
   r->t0 = rc_now_us ();
   r->w.stdin_fd = r->w.out_fd = r->w.err_fd = -1;
   rc_cgroup_meter_init (&r->meter);
@@ -309,9 +338,23 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
       goto fail;
     }
   r->res.n_steps = spec->n_steps;
+  if (sb->mode != RC_SANDBOX_ISOLATED)
+    {
+      /* The development fallback runs a job in one blocking call only. */
+      rc_error_set (err, ENOTSUP, "sandbox: interactive job errno=%d: needs the sandbox", ENOTSUP);
+      goto fail;
+    }
+  /* The run step's live stdin and terminal are the init's to know: a pipe
+   * end to expect (even with no stdin data), or a terminal to make. */
+  r->sent = *spec;
+  memcpy (r->steps, spec->steps, spec->n_steps * sizeof r->steps[0]);
+  r->sent.steps = r->steps;
+  if (r->io.live_stdin && r->steps[spec->n_steps - 1].stdin_data == NULL)
+    r->steps[spec->n_steps - 1].stdin_data = "";
+  r->steps[spec->n_steps - 1].tty = r->io.tty;
   if (rc_sandbox_drop_bounding (sb, err) < 0)
     goto fail;
-  if (rc_ctl_spec_encode (spec, &memfd, err) < 0)
+  if (rc_ctl_spec_encode (&r->sent, &memfd, err) < 0)
     goto fail;
   child_fds[0] = memfd;
   if (make_pipes (r, child_fds, &n, err) < 0)
@@ -397,12 +440,37 @@ rc_run_handle (struct rc_run *r, const struct pollfd *pfd, size_t n, rc_err_t *e
 int
 rc_run_stdin (struct rc_run *r, const void *data, size_t len, bool eof)
 {
-  if (!r->w.stdin_live)
+  size_t max = r->io.stdin_buffer ? r->io.stdin_buffer : 65536;
+  if (!r->w.stdin_live || r->w.done)
     {
       errno = EPIPE;
       return -1;
     }
-  return rc_watch_stdin (&r->w, data, len, eof, r->io.stdin_buffer ? r->io.stdin_buffer : 65536);
+  if (r->steps[r->step].tty && eof)
+    {
+      /* A terminal has no end of input to close: its EOF character makes
+       * a read return what the line holds (nothing, at its start). */
+      static const char veof = 4;
+      if (len && rc_watch_stdin (&r->w, data, len, false, max - 1) < 0)
+        return -1;
+      return rc_watch_stdin (&r->w, &veof, 1, false, max);
+    }
+  return rc_watch_stdin (&r->w, data, len, eof, max);
+}
+
+int
+rc_run_resize (struct rc_run *r, unsigned rows, unsigned cols)
+{
+  struct winsize ws = { .ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols };
+  if (!r->io.tty || r->w.done)
+    {
+      errno = ENOTTY;
+      return -1;
+    }
+  r->rows = ws.ws_row;
+  r->cols = ws.ws_col;
+  /* Before the terminal exists the size waits for it (tty_take). */
+  return r->tty >= 0 ? ioctl (r->tty, TIOCSWINSZ, &ws) : 0;
 }
 
 int

@@ -15,8 +15,10 @@
  *   host paths      every language's hostPaths, bound read-only
  *   /lang/<slug>    every language directory, bound read-only
  *   /var/tmp        symlink to /tmp (same budget)
- *   /dev            tmpfs: null zero full random urandom, the fd links,
- *                   shm -> /tmp/.shm; no tty, no host device
+ *   /dev            tmpfs: null zero full random urandom tty, the fd links,
+ *                   shm -> /tmp/.shm, pts (empty: a tty step's own devpts
+ *                   instance is mounted there, workspace.c) and ptmx ->
+ *                   pts/ptmx; no host device
  *   /proc           of the slot's pid namespace, hidepid=2 or fail; kernel
  *                   knobs read-only; what leaks kernel addresses, other
  *                   tasks' timers, the keyring or the host's activity
@@ -144,8 +146,8 @@ rc_root_host_path_ok (const char *p)
   /* The job's own mounts and links: a host path there would be covered
    * (/tmp, /proc, ...) or lead through the /var/tmp link. */
   static const char *const reserved[]
-      = { "/tmp",     "/var/tmp", "/dev", "/proc", "/sys", "/sandbox", RC_ROOT_LANG_DIR,
-          "/etc/passwd", "/etc/group" };
+      = { "/tmp",     "/var/tmp",       "/dev",        "/proc",     "/sys",
+          "/sandbox", RC_ROOT_LANG_DIR, "/etc/passwd", "/etc/group" };
   size_t i;
   if (p == NULL || p[0] != '/' || p[1] == '\0' || strstr (p, "/../") != NULL
       || strstr (p, "/./") != NULL || strlen (p) >= PATH_MAX - 16)
@@ -313,7 +315,8 @@ build_hidden (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg, struct
   if (mkdirat (rootfd, "sys/.h", 0700) < 0
       || (hfd = openat (rootfd, "sys/.h", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
     FAIL ("mkdir hidden");
-  if (write_at (hfd, "e", "", 0444) < 0 || mkdirat (hfd, "m", 0555) < 0 || mkdirat (hfd, "cg", 0700) < 0)
+  if (write_at (hfd, "e", "", 0444) < 0 || mkdirat (hfd, "m", 0555) < 0
+      || mkdirat (hfd, "cg", 0700) < 0)
     {
       close (hfd);
       FAIL ("mkdir hidden");
@@ -404,26 +407,33 @@ fill_dev (int devfd, const char **step)
   static const struct
   {
     const char *name;
-    unsigned minor;
-  } nodes[] = { { "null", 3 }, { "zero", 5 }, { "full", 7 }, { "random", 8 }, { "urandom", 9 } };
+    unsigned major, minor;
+  } nodes[] = { { "null", 1, 3 },
+                { "zero", 1, 5 },
+                { "full", 1, 7 },
+                { "random", 1, 8 },
+                { "urandom", 1, 9 },
+                /* The controlling terminal: ENXIO for a job without one. */
+                { "tty", 5, 0 } };
   static const struct
   {
     const char *target, *name;
-  } links[] = { { "/proc/self/fd", "fd" },
-                { "/proc/self/fd/0", "stdin" },
-                { "/proc/self/fd/1", "stdout" },
-                { "/proc/self/fd/2", "stderr" },
-                { RC_ROOT_SHM_DIR, "shm" } };
+  } links[] = { { "/proc/self/fd", "fd" },       { "/proc/self/fd/0", "stdin" },
+                { "/proc/self/fd/1", "stdout" }, { "/proc/self/fd/2", "stderr" },
+                { RC_ROOT_SHM_DIR, "shm" },      { "pts/ptmx", "ptmx" } };
   size_t i;
   /* Device nodes are made, not bound from the host /dev: no host inode is
    * ever exposed. */
   for (i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
-    if (mknodat (devfd, nodes[i].name, S_IFCHR | 0666, makedev (1, nodes[i].minor)) < 0
+    if (mknodat (devfd, nodes[i].name, S_IFCHR | 0666, makedev (nodes[i].major, nodes[i].minor)) < 0
         || fchmodat (devfd, nodes[i].name, 0666, 0) < 0)
       FAIL ("mknod /dev");
   for (i = 0; i < sizeof links / sizeof links[0]; i++)
     if (symlinkat (links[i].target, devfd, links[i].name) < 0)
       FAIL ("symlink /dev");
+  /* The mount point of a tty step's devpts (the tmpfs is read-only). */
+  if (mkdirat (devfd, "pts", 0755) < 0)
+    FAIL ("mkdir /dev/pts");
   return 0;
 }
 
@@ -473,17 +483,17 @@ mount_proc (struct rc_root *root, const char **step)
   static const char *const ro[]
       = { NR "/proc/sys", NR "/proc/sysrq-trigger", NR "/proc/bus", NR "/proc/fs" };
   static const char *const masked_files[]
-      = { NR "/proc/kcore",      NR "/proc/keys",        NR "/proc/key-users",
-          NR "/proc/timer_list", NR "/proc/sched_debug", NR "/proc/latency_stats",
-          NR "/proc/kallsyms",   NR "/proc/kmsg",        NR "/proc/stat",
-          NR "/proc/interrupts", NR "/proc/softirqs",    NR "/proc/schedstat",
-          NR "/proc/diskstats",  NR "/proc/vmstat",      NR "/proc/buddyinfo",
-          NR "/proc/pagetypeinfo", NR "/proc/zoneinfo",  NR "/proc/slabinfo",
-          NR "/proc/vmallocinfo", NR "/proc/locks",      NR "/proc/iomem",
+      = { NR "/proc/kcore",        NR "/proc/keys",        NR "/proc/key-users",
+          NR "/proc/timer_list",   NR "/proc/sched_debug", NR "/proc/latency_stats",
+          NR "/proc/kallsyms",     NR "/proc/kmsg",        NR "/proc/stat",
+          NR "/proc/interrupts",   NR "/proc/softirqs",    NR "/proc/schedstat",
+          NR "/proc/diskstats",    NR "/proc/vmstat",      NR "/proc/buddyinfo",
+          NR "/proc/pagetypeinfo", NR "/proc/zoneinfo",    NR "/proc/slabinfo",
+          NR "/proc/vmallocinfo",  NR "/proc/locks",       NR "/proc/iomem",
           NR "/proc/ioports" };
   static const char *const masked_dirs[]
-      = { NR "/proc/acpi", NR "/proc/scsi", NR "/proc/irq", NR "/proc/pressure", NR "/proc/tty",
-          NR "/proc/driver" };
+      = { NR "/proc/acpi",     NR "/proc/scsi", NR "/proc/irq",
+          NR "/proc/pressure", NR "/proc/tty",  NR "/proc/driver" };
   unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
   size_t i;
 
@@ -564,8 +574,7 @@ mount_sys (enum rc_cgroup_mode cgmode, const char **step)
         }
     }
   close (cpu);
-  if (mount (NULL, NR "/sys", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-             NULL)
+  if (mount (NULL, NR "/sys", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)
       < 0)
     FAIL ("remount /sys");
   return 0;
@@ -650,8 +659,9 @@ stamp_path (uint64_t h, const char *p)
       v[0] = (uint64_t)st.st_dev;
       v[1] = (uint64_t)st.st_ino;
       /* A directory bind shows changes inside it: only its identity. */
-      v[2] = S_ISDIR (st.st_mode) ? 0 : (uint64_t)st.st_mtim.tv_sec * 1000000000u
-                                            + (uint64_t)st.st_mtim.tv_nsec;
+      v[2] = S_ISDIR (st.st_mode)
+                 ? 0
+                 : (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
     }
   for (int i = 0; i < 3; i++)
     h = (h ^ v[i]) * 0x100000001b3ull; /* FNV-1a over the three words */

@@ -62,6 +62,7 @@ struct rc_root
   size_t n_cache;
   char tmp_opts[RC_TMP_OPTS_MAX]; /* what /tmp is mounted with now */
   bool session;                   /* /sandbox is a session's directory */
+  bool pts_mounted;               /* the job's devpts is at /dev/pts */
   unsigned n_caches_mounted;
   int cache_mounted[32]; /* indices into cache[] mounted for the job */
 };
@@ -96,6 +97,11 @@ struct rc_root_job
   gid_t gid;
 };
 int rc_root_job_mount (struct rc_root *root, const struct rc_root_job *job, const char **step);
+/* A tty step's terminal: the job's devpts at /dev/pts (mounted at its
+ * first tty step), a pty in it of 24 rows and 80 columns; *master
+ * (non-blocking) for its supervisor, *slave, owned by uid, for its stdio. */
+int rc_root_job_tty (struct rc_root *root, uid_t uid, gid_t gid, int *master, int *slave,
+                     const char **step);
 /* Once the job's processes are gone: its mounts go, a fresh /tmp is
  * mounted for the next one. */
 int rc_root_job_clear (struct rc_root *root, const char **step);

@@ -11,6 +11,9 @@
  *                or a session's directory, attached from a detached mount
  *                tree the worker cloned (RC_WORKSPACE_BIND)
  *   cache dirs   one overlay each, upper in /tmp/.runner (libmount)
+ *   /dev/pts     a tty step's terminal: a devpts instance of the job's
+ *                own (each devpts mount is a new instance since Linux
+ *                4.7), so the job sees its own ptys and nobody else's
  *
  * The workspace overlay, which every job mounts, calls mount(2) directly:
  * its options are ours, and a libmount context per job costs measurable
@@ -30,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -197,8 +201,7 @@ mount_template (struct rc_root *root, const struct rc_root_job *job, const char 
               skel, tpl);
   else
     snprintf (opts, sizeof opts,
-              "lowerdir=/proc/self/fd/%d,upperdir=" RUNNER_DIR "/upper,workdir=" RUNNER_DIR
-              "/work",
+              "lowerdir=/proc/self/fd/%d,upperdir=" RUNNER_DIR "/upper,workdir=" RUNNER_DIR "/work",
               skel);
   /* nosuid,nodev are mount flags, not overlayfs options. */
   if (mount ("overlay", "/sandbox", "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
@@ -274,6 +277,53 @@ rc_root_job_mount (struct rc_root *root, const struct rc_root_job *job, const ch
   return mount_caches (root, job, step);
 }
 
+/* Enough for a program that opens a pty of its own (script, expect); the
+ * kernel's pty.max is shared by every instance. */
+#define PTS_MAX "8"
+
+int
+rc_root_job_tty (struct rc_root *root, uid_t uid, gid_t gid, int *master, int *slave,
+                 const char **step)
+{
+  struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+  int unlock = 0, m, s;
+
+  /* ptmxmode 0666: the job may open more ptys in its instance (a
+   * terminal in a terminal), at most PTS_MAX; its slaves are its own. */
+  if (!root->pts_mounted)
+    {
+      if (mount ("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+                 "newinstance,ptmxmode=0666,mode=0620,max=" PTS_MAX)
+          < 0)
+        FAIL ("mount devpts");
+      root->pts_mounted = true;
+    }
+  m = open ("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+  if (m < 0)
+    FAIL ("open ptmx");
+  /* The slave through the master, not by a path the job could race. */
+  if (ioctl (m, TIOCSPTLCK, &unlock) < 0 || ioctl (m, TIOCSWINSZ, &ws) < 0
+      || (s = ioctl (m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+    {
+      int e = errno;
+      close (m);
+      errno = e;
+      FAIL ("open pty");
+    }
+  /* The job's uid may reopen it (ttyname, /dev/pts/0). */
+  if (fchown (s, uid, gid) < 0)
+    {
+      int e = errno;
+      close (m);
+      close (s);
+      errno = e;
+      FAIL ("chown pty");
+    }
+  *master = m;
+  *slave = s;
+  return 0;
+}
+
 static int
 unmount (const char *path)
 {
@@ -300,6 +350,12 @@ rc_root_job_clear (struct rc_root *root, const char **step)
         }
       if (p != NULL && unmount (p) < 0)
         FAIL ("unmount cache overlay");
+    }
+  if (root->pts_mounted)
+    {
+      if (unmount ("/dev/pts") < 0)
+        FAIL ("unmount devpts");
+      root->pts_mounted = false;
     }
   /* The workspace first: its upper is in /tmp. */
   if (unmount ("/sandbox") < 0)

@@ -174,7 +174,7 @@ struct step_rec
   struct rc_limits limits;
   uint64_t argv_off; /* an array of argc string offsets */
   uint32_t argc;
-  uint8_t has_stdin, stop_on_failure, pad[2];
+  uint8_t has_stdin, stop_on_failure, tty, pad;
 };
 
 struct file_rec
@@ -273,6 +273,7 @@ rc_ctl_spec_encode (const struct rc_job_spec *spec, int *memfd, rc_err_t *err)
         recs[i].argc = (uint32_t)argc;
         recs[i].has_stdin = st->stdin_data != NULL;
         recs[i].stop_on_failure = st->stop_on_failure;
+        recs[i].tty = st->tty;
         if ((recs[i].argv_off = enc_put (&e, offs, argc * sizeof offs[0])) == 0)
           goto nomem;
       }
@@ -435,6 +436,7 @@ rc_ctl_spec_decode (int memfd, struct rc_ctl_decoded *out)
        * claimer's to write. */
       osteps[i].stdin_data = steps[i].has_stdin ? "" : NULL;
       osteps[i].stop_on_failure = steps[i].stop_on_failure;
+      osteps[i].tty = steps[i].tty != 0;
     }
   for (uint32_t i = 0; i < h->n_files; i++)
     {

@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 /* One word per slot: state (8 bits) | claim sequence (24) | owner (32). */
-#define W_STATE(w) ((enum rc_slot_state)((w) >> 56))
+#define W_STATE(w) ((enum rc_slot_state) ((w) >> 56))
 #define W_SEQ(w) ((uint32_t)(((w) >> 32) & 0xffffffu))
 #define W_OWNER(w) ((pid_t)(uint32_t)(w))
 #define W_MAKE(st, seq, owner)                                                                     \
-  (((uint64_t)(st) << 56) | ((uint64_t)((seq) & 0xffffffu) << 32) | (uint64_t)(uint32_t)(owner))
+  (((uint64_t)(st) << 56) | ((uint64_t)((seq)&0xffffffu) << 32) | (uint64_t)(uint32_t)(owner))
 
 struct slot_entry
 {
@@ -143,6 +143,15 @@ claim_slot (unsigned i, struct rc_slot_claim *c)
   return true;
 }
 
+bool
+rc_slot_claim_transfer (unsigned slot, uint32_t seq, pid_t from, pid_t to)
+{
+  uint64_t w = atomic_load (&table->slots[slot].word);
+  if (W_STATE (w) != RC_SLOT_RUNNING || W_SEQ (w) != (seq & 0xffffffu) || W_OWNER (w) != from)
+    return false;
+  return cas (slot, &w, W_MAKE (RC_SLOT_RUNNING, W_SEQ (w), to));
+}
+
 struct rc_slot_claim
 rc_slot_claim_this (unsigned slot)
 {
@@ -201,8 +210,8 @@ rc_slot_claim_wait (uint64_t wait_ms, uint64_t cleaning_grace_ms, volatile int *
         return c;
       /* Woken by the next READY; the timeout bounds how late a stop or a
        * passed deadline is noticed. */
-      rc_slot_table_wait (seen, (unsigned)((limit - now) * 1000 < 20000 ? (limit - now) * 1000
-                                                                        : 20000));
+      rc_slot_table_wait (seen,
+                          (unsigned)((limit - now) * 1000 < 20000 ? (limit - now) * 1000 : 20000));
     }
 }
 

@@ -66,6 +66,11 @@ struct rc_slot_claim rc_slot_claim_now (bool *pending);
  * wait early when it becomes non-zero. */
 struct rc_slot_claim rc_slot_claim_wait (uint64_t wait_ms, uint64_t cleaning_grace_ms,
                                          volatile int *stop);
+/* A claim changes hands inside the service: a process's supervisor takes
+ * the claim the worker made for it (fcgi/processes/), so that the keeper
+ * ends it when the supervisor dies, not when that worker does.  RUNNING
+ * seq owned by from -> owned by to; false when it is not from's any more. */
+bool rc_slot_claim_transfer (unsigned slot, uint32_t seq, pid_t from, pid_t to);
 /* The futex word, and a sleep until it moves past seen (or timeout_us). */
 uint32_t rc_slot_table_releases (void);
 void rc_slot_table_wait (uint32_t seen, unsigned timeout_us);
