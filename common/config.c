@@ -496,6 +496,13 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   if (rc_config_env_u64 (get, ud, "RUN_MAX_FILES", 1, 100000, &n, err) < 0)
     goto fail;
   cfg->max_files = (unsigned)n;
+  n = cfg->concurrency;
+  if (rc_config_env_u64 (get, ud, "RUN_MAX_PROCESSES", 1, 4096, &n, err) < 0)
+    goto fail;
+  cfg->max_processes = (unsigned)n;
+  cfg->process_keep_s = 60;
+  if (rc_config_env_u64 (get, ud, "RUN_PROCESS_KEEP_S", 0, 86400, &cfg->process_keep_s, err) < 0)
+    goto fail;
   if (load_string (get, ud, "RUN_LANGS_DIR", RC_PKGDATADIR "/langs", &cfg->langs_dir, err) < 0
       || load_string (get, ud, "RUN_LISTEN", NULL, &cfg->listen, err) < 0
       || load_string (get, ud, "RUN_STATE_DIR", "/run/runcell/state", &cfg->state_dir, err) < 0

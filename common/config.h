@@ -95,6 +95,8 @@ struct rc_config
    * RUN_MAX_MEMORY_MB, RUN_MAX_PIDS, RUN_MAX_OUTPUT_KB. */
   struct rc_limits limit_max;
   unsigned max_files; /* RUN_MAX_FILES (64): files per /v1/execute request */
+  unsigned max_processes;  /* RUN_MAX_PROCESSES (RUN_CONCURRENCY): /v1/processes alive at once */
+  uint64_t process_keep_s; /* RUN_PROCESS_KEEP_S (60): an exited process stays readable */
   struct rc_session_config sessions;
   struct rc_lang_override *lang_overrides;
   size_t n_lang_overrides;

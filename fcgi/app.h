@@ -55,6 +55,24 @@ void rc_api_session_file_put (struct rc_app *app, const struct rc_http_request *
                               struct rc_http_response *res);
 void rc_api_session_file_delete (struct rc_app *app, const struct rc_http_request *req,
                                  struct rc_http_response *res);
+/* Processes (fcgi/processes/api_processes.c); req->path_id is the
+ * process id (the session's for rc_api_session_process_create). */
+void rc_api_process_create (struct rc_app *app, const struct rc_http_request *req,
+                            struct rc_http_response *res);
+void rc_api_session_process_create (struct rc_app *app, const struct rc_http_request *req,
+                                    struct rc_http_response *res);
+void rc_api_process_status (struct rc_app *app, const struct rc_http_request *req,
+                            struct rc_http_response *res);
+void rc_api_process_events (struct rc_app *app, const struct rc_http_request *req,
+                            struct rc_http_response *res);
+void rc_api_process_stdin (struct rc_app *app, const struct rc_http_request *req,
+                           struct rc_http_response *res);
+void rc_api_process_signal (struct rc_app *app, const struct rc_http_request *req,
+                            struct rc_http_response *res);
+void rc_api_process_resize (struct rc_app *app, const struct rc_http_request *req,
+                            struct rc_http_response *res);
+void rc_api_process_delete (struct rc_app *app, const struct rc_http_request *req,
+                            struct rc_http_response *res);
 /* Master tick: removes sessions idle past their expiry (sessions.c). */
 void rc_sessions_sweep (const struct rc_config *cfg);
 

@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "fcgi/master.h"
 #include "fcgi/metrics.h"
+#include "fcgi/processes/processes.h"
 #include "fcgi/sessions/sessions.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/session_workspace.h"
@@ -153,6 +154,12 @@ main (int argc, char **argv)
   if (mode == RC_SANDBOX_UNSANDBOXED)
     rc_log (RC_LOG_WARN, "unsandboxed",
             "running WITHOUT the sandbox (not root or RUN_SANDBOX=off): unsafe, development only");
+  if (rc_processes_setup (&cfg, &err) < 0)
+    {
+      fprintf (stderr, "runcell-fcgi: processes: %s\n", rc_error_text (err));
+      rc_sandbox_host_teardown (&cfg);
+      return 71;
+    }
   if (rc_metrics_create (&langs) < 0)
     {
       fprintf (stderr, "runcell-fcgi: slot table: %s\n", strerror (errno));

@@ -8,8 +8,11 @@
  * into a fork loop).  The master is also the slots' keeper: it starts every
  * slot's init before the workers (sandbox/slot/keeper.c), reaps them with
  * the workers, restarts a slot whose init died, and ends the claims a dead
- * worker held (its slots' inits then clear its jobs away).  On SIGTERM the master stops respawning, passes
- * SIGTERM on, lets jobs in flight finish, and escalates to SIGKILL only after
+ * worker held (its slots' inits then clear its jobs away).  It is the
+ * subreaper of everything below it: a process's supervisor, which a
+ * worker forks and leaves (fcgi/processes/), is re-parented to it, reaped
+ * here, and its claim and table entry are ended the same way.  On SIGTERM the master stops
+ * respawning, passes SIGTERM on, lets jobs in flight finish, and escalates to SIGKILL only after
  * the longest job could have ended.
  */
 #include "config.h"
@@ -19,11 +22,13 @@
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
+#include "fcgi/processes/processes.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -74,6 +79,8 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
 
   if (pids == NULL)
     return -1;
+  /* Supervisors of processes outlive the worker that forked them. */
+  (void)prctl (PR_SET_CHILD_SUBREAPER, 1);
   /* The slot table and every slot's init, before any worker exists. */
   if (rc_sandbox_open (&sb, proto->cfg, proto->mode, &err) < 0
       || rc_sandbox_keeper_start (sb, proto->langs, NULL, &err) < 0)
@@ -107,7 +114,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
   setitimer (ITIMER_REAL, &tick, NULL);
   sigemptyset (&empty);
 
-  while (alive > 0)
+  while (alive > 0 || (drain_deadline && rc_processes_count () > 0))
     {
       if (!got_term && !got_chld && !got_alarm)
         sigsuspend (&empty);
@@ -115,7 +122,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
         {
           got_term = 0;
           /* Let the longest permitted job finish, plus a margin. */
-          drain_deadline = rc_now_s () + (time_t) (proto->cfg->timeout_max_ms / 1000) + 15;
+          drain_deadline = rc_now_s () + (time_t)(proto->cfg->timeout_max_ms / 1000) + 15;
           rc_log (RC_LOG_INFO, "draining", "stopping %u workers", alive);
         }
       if (got_chld)
@@ -127,6 +134,10 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
             {
               if (rc_sandbox_keeper_reaped (sb, pid, status))
                 continue; /* a slot's init: restarted by the next tick */
+              /* A process's supervisor, or a worker that was starting one:
+               * what it held is given back. */
+              if (rc_processes_reaped (proto->cfg, pid))
+                rc_sandbox_keeper_tick (sb, pid);
               for (i = 0; i < n_workers && pids[i] != pid; i++)
                 ;
               if (i == n_workers)
@@ -137,8 +148,8 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
               rc_sandbox_keeper_tick (sb, pid);
               if (drain_deadline)
                 continue;
-              rc_log (RC_LOG_WARN, "worker_exited", "worker %u (pid %ld) exited with status %d",
-                      i, (long) pid, status);
+              rc_log (RC_LOG_WARN, "worker_exited", "worker %u (pid %ld) exited with status %d", i,
+                      (long)pid, status);
               if (rc_now_s () - window_start >= RESPAWN_WINDOW_S)
                 {
                   window_start = rc_now_s ();
@@ -179,6 +190,9 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
           for (i = 0; i < n_workers; i++)
             if (pids[i] > 0)
               kill (pids[i], sig);
+          /* Processes end (their programs killed): a stream would
+           * otherwise hold its worker to the end of the program. */
+          rc_processes_signal (sig);
         }
     }
   tick.it_value.tv_usec = tick.it_interval.tv_usec = 0;

@@ -86,6 +86,14 @@ static const struct route routes[] = {
   { "/sessions/{id}/files/{path}", "GET", rc_api_session_file_get, false },
   { "/sessions/{id}/files/{path}", "PUT", rc_api_session_file_put, true },
   { "/sessions/{id}/files/{path}", "DELETE", rc_api_session_file_delete, false },
+  { "/sessions/{id}/processes", "POST", rc_api_session_process_create, true },
+  { "/v1/processes", "POST", rc_api_process_create, true },
+  { "/v1/processes/{id}", "GET", rc_api_process_status, false },
+  { "/v1/processes/{id}", "DELETE", rc_api_process_delete, false },
+  { "/v1/processes/{id}/events", "GET", rc_api_process_events, false },
+  { "/v1/processes/{id}/stdin", "POST", rc_api_process_stdin, true },
+  { "/v1/processes/{id}/signal", "POST", rc_api_process_signal, true },
+  { "/v1/processes/{id}/resize", "POST", rc_api_process_resize, true },
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])
 

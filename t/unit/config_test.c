@@ -88,6 +88,7 @@ test_config (void)
     { "RUN_MEMORY_MAX", "1g" },
     { "PORT", "8080" },
     { "RUN_SANDBOX", "off" },
+    { "RUN_PROCESS_KEEP_S", "0" },
     { NULL, NULL },
   };
 
@@ -96,6 +97,8 @@ test_config (void)
               && cfg.uid_base == 10001 && !cfg.allow_shutdown && !cfg.debug && cfg.port == 4040
               && cfg.timeout_default_ms == 30000,
           "defaults match the reference");
+  tap_ok (cfg.max_processes == cfg.concurrency && cfg.process_keep_s == 60,
+          "processes: as many as slots, kept 60 s after exit");
   rc_config_free (&cfg);
 
   tap_ok (load (good, &cfg, msg, sizeof msg) == 0, "explicit values load");
@@ -106,6 +109,8 @@ test_config (void)
   tap_ok (cfg.env_allow && cfg.env_allow[0] && strcmp (cfg.env_allow[0], "FOO") == 0
               && cfg.env_allow[1] && strcmp (cfg.env_allow[1], "BAR_2") == 0 && !cfg.env_allow[2],
           "RUN_ENV_ALLOW is split on commas");
+  tap_ok (cfg.max_processes == 4 && cfg.process_keep_s == 0,
+          "RUN_MAX_PROCESSES follows RUN_CONCURRENCY; RUN_PROCESS_KEEP_S 0 is allowed");
   rc_config_free (&cfg);
 
   static const struct
@@ -127,6 +132,8 @@ test_config (void)
     { "RUN_SANDBOX_MEM_MAX", "-1" },
     { "RUN_CGROUP_NAME", "a/b" },
     { "RUN_TIMEOUT_MAX", "forever" },
+    { "RUN_MAX_PROCESSES", "0" },
+    { "RUN_PROCESS_KEEP_S", "90000" },
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     {
