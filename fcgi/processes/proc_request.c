@@ -113,6 +113,7 @@ rc_proc_signal_parse (const char *body, size_t len, int *sig, rc_err_t *err)
                   { "SIGUSR2", SIGUSR2 } };
   struct json_object *root = object_of (body, len, err), *v;
   const char *name;
+  bool has_nul = false;
   int ret = -1;
 
   if (root == NULL)
@@ -120,7 +121,7 @@ rc_proc_signal_parse (const char *body, size_t len, int *sig, rc_err_t *err)
   if (known_keys (root, keys, err) < 0)
     goto out;
   if (!json_object_object_get_ex (root, "signal", &v)
-      || (name = rc_json_get_name (v, NULL, NULL)) == NULL)
+      || (name = rc_json_get_name (v, NULL, &has_nul)) == NULL)
     {
       rc_error_http (err, 400, "signal is required and must be a string");
       goto out;

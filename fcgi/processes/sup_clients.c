@@ -130,7 +130,8 @@ dispatch (struct rc_sup *s, struct rc_sup_client *c)
        * one is forgotten now instead of after RUN_PROCESS_KEEP_S. */
       if (!over)
         rc_sup_stop (s);
-      s->leave = true;
+      else
+        s->leave = true;
       reply (c, 204, NULL);
       break;
     default:
