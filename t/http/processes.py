@@ -213,6 +213,14 @@ t.ok("0  ptmx" in text or "0\tptmx" in text or "0 ptmx" in " ".join(text.split()
      "/dev/pts is the job's own devpts: its one terminal and ptmx", repr(text))
 t.ok("33 101" in text, "stty size after resize: 33 101", repr(text))
 t.ok("\r\n" in text, "stdout events carry the terminal's bytes (CR LF)", repr(text[:200]))
+stdin(pid, raw=b"grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status | tr -d ' \\t'; "
+      b"python3 -c 'import fcntl, termios; fcntl.ioctl(0, termios.TIOCSTI, b\"x\")' 2>&1 "
+      b"| tail -n1; echo DONE-$((1+1))\n")
+ev.until(lambda e: "DONE-2" in rcsse.output(ev.events), 20)
+text = rcsse.output(ev.events).split("DONE-$((1+1))")[-1]
+t.ok("NoNewPrivs:1" in text and "Seccomp:2" in text and "Operation not permitted" in text,
+     "on its terminal the job keeps no_new_privs and its seccomp filter: TIOCSTI is refused",
+     repr(text))
 stdin(pid, raw=b"exit 5\n")
 ex = ev.rest(30)[-1:]
 t.ok(ex and ex[0]["data"].get("exitCode") == 5, "the shell exits with its status", repr(ex))

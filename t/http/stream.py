@@ -133,6 +133,14 @@ r = svc.post_json("/v1/execute", body("print(7)"), headers={"Accept": "*/*"})
 t.ok(r.status == 200 and r.headers.get("content-type", "").startswith("application/json")
      and (r.json or {}).get("stdout") == "7\n", "Accept */*: the JSON answer, not a stream", repr(r))
 
+# nginx must not keep the FastCGI connection of a stream for the next request
+# (nginx/runcell.conf.in, keepalive_requests): a POST taken on it would fail.
+codes = []
+for _ in range(20):
+    stream(body("print(2)")).rest(30)
+    codes.append(svc.post_json("/v1/execute", body("print(3)"), timeout=30).status)
+t.eq(codes, [200] * 20, "a request right after a stream is answered (20 in a row)")
+
 # -- a client that leaves --------------------------------------------------------
 
 long_marker = "rc-stream-gone-" + uuid.uuid4().hex
