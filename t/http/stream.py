@@ -136,10 +136,10 @@ t.ok(r.status == 200 and r.headers.get("content-type", "").startswith("applicati
 # nginx must not keep the FastCGI connection of a stream for the next request
 # (nginx/runcell.conf.in, keepalive_requests): a POST taken on it would fail.
 codes = []
-for _ in range(20):
+for _ in range(40):
     stream(body("print(2)")).rest(30)
     codes.append(svc.post_json("/v1/execute", body("print(3)"), timeout=30).status)
-t.eq(codes, [200] * 20, "a request right after a stream is answered (20 in a row)")
+t.eq(codes, [200] * 40, "a request right after a stream is answered (40 in a row)")
 
 # -- a client that leaves --------------------------------------------------------
 
