@@ -295,7 +295,7 @@ adopted (pid_t master)
   return 0;
 }
 
-static void __attribute__ ((noreturn))
+static void __attribute__ ((noreturn, format (printf, 4, 5)))
 sup_fail (const struct rc_sup_args *a, int word_fd, struct word *w, const char *fmt, ...)
 {
   va_list ap;
