@@ -273,6 +273,13 @@ rc_api_languages (struct rc_app *app, const struct rc_http_request *req,
         }
       rc_json_key (b, &first, "checkerRequired");
       rc_json_bool (b, l->checker_required);
+      /* The entry file's usual name, for a client that writes one file
+       * (the playground): what a session's code is staged as. */
+      rc_json_key (b, &first, "main");
+      if (l->execute_main)
+        rc_json_cstring (b, l->execute_main);
+      else
+        rc_json_null (b);
       rc_buf_printf (b,
                      ",\"defaultLimits\":{\"wallTimeMs\":%llu,\"idleMs\":%llu,\"cpuMs\":%llu,"
                      "\"memoryMb\":%llu,\"pids\":%llu,\"outputKb\":%llu}}",

@@ -374,6 +374,7 @@ class Service:
             "RUN_INPUT_MAX": env.get("RUN_INPUT_MAX", "1048576"),
             "RUNCELL_UPSTREAM": "unix:" + self.socket_path,
             "OPENAPI_FILE": os.path.join(SRCDIR, "docs", "openapi.yaml"),
+            "PLAYGROUND_DIR": os.path.join(BUILDDIR, "playground"),
         }
         if self.nginx_body_max is not None:
             site["NGINX_BODY_MAX"] = str(self.nginx_body_max)
