@@ -52,8 +52,10 @@ rc_processes_setup (const struct rc_config *cfg, rc_err_t *err)
 
   if (rc_proc_table_create (cfg->max_processes) < 0)
     return rc_error_sys (err, "processes table");
-  if (rc_proc_dir (cfg, dir, sizeof dir) < 0)
-    return rc_error_set (err, ENAMETOOLONG, "RUN_STATE_DIR is too long for process sockets");
+  if (strlen (cfg->state_dir) > RC_PROC_STATE_DIR_MAX || rc_proc_dir (cfg, dir, sizeof dir) < 0)
+    return rc_error_set (err, ENAMETOOLONG,
+                         "RUN_STATE_DIR: at most %d characters (the processes' sockets are in it)",
+                         RC_PROC_STATE_DIR_MAX);
   /* No state directory: the unsandboxed fallback, which has no processes
    * (501). */
   if (mkdir (dir, 0700) < 0 && errno != EEXIST)

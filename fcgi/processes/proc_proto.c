@@ -34,7 +34,8 @@ int
 rc_proc_sock_path (const struct rc_config *cfg, const char *id, char *buf, size_t size)
 {
   struct sockaddr_un sa;
-  int n = snprintf (buf, size, "%s/proc/%s", cfg->state_dir, id);
+  size_t len = strlen (id);
+  int n = snprintf (buf, size, "%s/proc/%s", cfg->state_dir, len > 32 ? id + len - 32 : id);
   return n < 0 || (size_t)n >= size || (size_t)n >= sizeof sa.sun_path ? -1 : 0;
 }
 
@@ -82,10 +83,13 @@ rc_proc_call (const struct rc_config *cfg, const char *id, const struct rc_proc_
 {
   struct sockaddr_un sa = { .sun_family = AF_UNIX };
   uint64_t deadline = rc_now_ms () + (uint64_t)timeout_ms;
+  struct rc_proc_msg named = *m;
   int fd;
 
+  m = &named;
   if (!rc_proc_id_valid (id) || rc_proc_sock_path (cfg, id, sa.sun_path, sizeof sa.sun_path) < 0)
     return rc_error_http (err, 404, "process not found");
+  snprintf (named.id, sizeof named.id, "%s", id);
   fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0)
     return rc_error_sys (err, "process socket");

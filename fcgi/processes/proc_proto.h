@@ -1,8 +1,12 @@
 /* proc_proto.h - how a worker talks to a process's supervisor.
  *
  * A supervisor listens on a unix stream socket in the root-only state
- * directory, <RUN_STATE_DIR>/proc/<id>; whichever worker gets a request
- * for the process connects there.  One connection carries one request:
+ * directory, <RUN_STATE_DIR>/proc/<the id's last 32 digits> (its own 128
+ * random bits: a session's process has its session's id in front, which
+ * would not fit a socket address below most directories); whichever worker
+ * gets a request for the process connects there, and the supervisor
+ * checks the whole id the request names.  One connection carries one
+ * request:
  *
  *   worker -> supervisor   struct rc_proc_msg, then msg.len bytes (stdin)
  *   supervisor -> worker   struct rc_proc_reply, then reply.len bytes: the
@@ -22,6 +26,7 @@
 #include "common/config.h"
 #include "common/error.h"
 #include "common/job.h"
+#include "fcgi/processes/proc_table.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,6 +50,7 @@ struct rc_proc_msg
   uint32_t rows, cols;
   uint32_t len; /* bytes that follow (stdin) */
   uint64_t after;
+  char id[RC_PROC_ID_MAX + 1]; /* the process asked for */
 };
 
 struct rc_proc_reply
@@ -57,7 +63,9 @@ struct rc_proc_reply
  * process of a session (its session's id, then its own 128 bits). */
 bool rc_proc_id_valid (const char *id);
 /* <RUN_STATE_DIR>/proc, and a process's socket in it; -1 when it does
- * not fit a socket address. */
+ * not fit a socket address (RUN_STATE_DIR longer than
+ * RC_PROC_STATE_DIR_MAX, which rc_processes_setup refuses). */
+#define RC_PROC_STATE_DIR_MAX 68
 int rc_proc_dir (const struct rc_config *cfg, char *buf, size_t size);
 int rc_proc_sock_path (const struct rc_config *cfg, const char *id, char *buf, size_t size);
 

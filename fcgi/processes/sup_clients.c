@@ -93,6 +93,14 @@ dispatch (struct rc_sup *s, struct rc_sup_client *c)
   bool over = s->state == RC_SUP_EXITED || s->run == NULL;
 
   memcpy (&m, c->in.data, sizeof m);
+  m.id[sizeof m.id - 1] = '\0';
+  /* The socket is named after the id's own 128 bits: the whole id must
+   * match (a session's process is not reached under another session). */
+  if (strcmp (m.id, s->a->id) != 0)
+    {
+      reply (c, 404, "process not found");
+      return;
+    }
   switch (m.op)
     {
     case RC_PROC_STATUS:

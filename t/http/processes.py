@@ -306,6 +306,10 @@ f = svc.get("/sessions/%s/files/kept.txt" % sid)
 t.ok(rcsse.output(out) == "ok\n" and f.status == 200 and f.body == b"written by a process\n",
      "it runs in the session's directory: the file it wrote stays in the session",
      lambda: repr((out, f)))
+other = "0" * 32 + spid[32:]
+good, why = rchttp.json_error(svc.get("/v1/processes/" + other), 404, "process not found")
+t.ok(good and svc.get("/v1/processes/" + spid).status == 200,
+     "its own 128 bits under another session's id are no process: 404", why)
 r = svc.post_json("/sessions/%s/processes" % ("0" * 32), {"language": "python",
                   "files": [{"name": "main.py", "content": "1"}]})
 good, why = rchttp.json_error(r, 404, "session not found")
