@@ -36,6 +36,9 @@ struct rc_run
 {
   struct rc_sandbox *sb;
   const struct rc_job_spec *spec;
+  /* The spec as sent when the io changes which steps have stdin. */
+  struct rc_job_spec spec_copy;
+  struct rc_step steps_copy[MAX_STEPS];
   uint32_t seq;
   int ctl;
   struct rc_run_io io;
@@ -195,36 +198,90 @@ connect_slot (struct rc_sandbox *sb, int slot, rc_err_t *err)
   return fd;
 }
 
+/* The caller's fd for the run step's stdin (0) or stdout (1), or -1. */
+static int
+given_fd (const struct rc_run *r, size_t i, int which)
+{
+  if (!r->io.given_stdio || i + 1 != r->spec->n_steps)
+    return -1;
+  return which == 0 ? r->io.stdin_fd : r->io.stdout_fd;
+}
+
+/* A copy of fd for the init (the caller keeps its own). */
+static int
+push_dup (int fd, int *child_fds, size_t *n, rc_err_t *err)
+{
+  int d = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+  if (d < 0)
+    return rc_error_sys (err, "sandbox: dup errno=%d", errno);
+  child_fds[(*n)++] = d;
+  return 0;
+}
+
 static int
 make_pipes (struct rc_run *r, int *child_fds, size_t *n, rc_err_t *err)
 {
   for (size_t i = 0; i < r->spec->n_steps; i++)
     {
       int p[2];
-      bool has_stdin = r->spec->steps[i].stdin_data != NULL
-                       || (r->io.live_stdin && i + 1 == r->spec->n_steps);
-      if (has_stdin)
+      if (r->spec->steps[i].stdin_data != NULL)
+        {
+          if (given_fd (r, i, 0) >= 0)
+            {
+              if (push_dup (given_fd (r, i, 0), child_fds, n, err) < 0)
+                return -1;
+            }
+          else
+            {
+              if (pipe2 (p, O_CLOEXEC) < 0)
+                return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+              child_fds[(*n)++] = p[0];
+              r->in_w[i] = p[1];
+              if (fcntl (p[1], F_SETFL, O_NONBLOCK) < 0)
+                return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+            }
+        }
+      if (given_fd (r, i, 1) >= 0)
+        {
+          if (push_dup (given_fd (r, i, 1), child_fds, n, err) < 0)
+            return -1;
+        }
+      else
         {
           if (pipe2 (p, O_CLOEXEC) < 0)
             return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-          child_fds[(*n)++] = p[0];
-          r->in_w[i] = p[1];
-          if (fcntl (p[1], F_SETFL, O_NONBLOCK) < 0)
+          r->out_r[i] = p[0];
+          child_fds[(*n)++] = p[1];
+          if (fcntl (r->out_r[i], F_SETFL, O_NONBLOCK) < 0)
             return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
         }
       if (pipe2 (p, O_CLOEXEC) < 0)
         return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-      r->out_r[i] = p[0];
-      child_fds[(*n)++] = p[1];
-      if (pipe2 (p, O_CLOEXEC) < 0)
-        return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
       r->err_r[i] = p[0];
       child_fds[(*n)++] = p[1];
-      if (fcntl (r->out_r[i], F_SETFL, O_NONBLOCK) < 0
-          || fcntl (r->err_r[i], F_SETFL, O_NONBLOCK) < 0)
+      if (fcntl (r->err_r[i], F_SETFL, O_NONBLOCK) < 0)
         return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
     }
   return 0;
+}
+
+/* The init gives a step a stdin pipe when the spec it receives says the
+ * step has input (stdin_data set): a run step fed live or from the caller's
+ * fd has one whatever its stdin_data, so the spec is sent as a copy that
+ * says so. */
+static void
+adjust_stdin (struct rc_run *r)
+{
+  size_t last = r->spec->n_steps - 1;
+  bool fed = r->io.live_stdin || given_fd (r, last, 0) >= 0;
+  if (!fed || r->spec->steps[last].stdin_data != NULL)
+    return;
+  r->spec_copy = *r->spec;
+  memcpy (r->steps_copy, r->spec->steps, r->spec->n_steps * sizeof r->steps_copy[0]);
+  r->steps_copy[last].stdin_data = "";
+  r->steps_copy[last].stdin_len = 0;
+  r->spec_copy.steps = r->steps_copy;
+  r->spec = &r->spec_copy;
 }
 
 /* The watch of step i, begun. */
@@ -309,6 +366,8 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
       goto fail;
     }
   r->res.n_steps = spec->n_steps;
+  adjust_stdin (r);
+  spec = r->spec;
   if (rc_sandbox_drop_bounding (sb, err) < 0)
     goto fail;
   if (rc_ctl_spec_encode (spec, &memfd, err) < 0)
@@ -326,6 +385,19 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
       if (tree < 0)
         {
           rc_error_sys (err, "sandbox: session tree errno=%d", errno);
+          goto fail_fds;
+        }
+      child_fds[n++] = tree;
+    }
+  if (spec->tmp != RC_TMP_FRESH)
+    {
+      /* The build directory, the same way: a detached copy of its mount
+       * (the init attaches it at /tmp or under its overlay). */
+      tree = rc_open_tree (spec->tmp_dirfd, "",
+                           RC_OPEN_TREE_CLONE | RC_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+      if (tree < 0)
+        {
+          rc_error_sys (err, "sandbox: tmp tree errno=%d", errno);
           goto fail_fds;
         }
       child_fds[n++] = tree;
@@ -422,6 +494,12 @@ rc_run_stop (struct rc_run *r, enum rc_outcome why)
   rc_watch_stop (&r->w, why);
 }
 
+int
+rc_run_cpu_us (struct rc_run *r, uint64_t *us)
+{
+  return run_cpu_us (r, us);
+}
+
 size_t
 rc_run_step_index (const struct rc_run *r)
 {
@@ -439,6 +517,7 @@ rc_run_finish (struct rc_run *r, struct rc_job_result *res, rc_err_t *err)
   (void)rc_slot_mark_cleaning ((unsigned)r->spec->slot, r->seq);
   if (!r->init_gone && sb->n_ending < sizeof sb->ending / sizeof sb->ending[0])
     {
+      sb->ending_slot[sb->n_ending] = r->spec->slot;
       sb->ending[sb->n_ending++] = r->ctl;
       r->ctl = -1;
     }
@@ -450,28 +529,49 @@ rc_run_finish (struct rc_run *r, struct rc_job_result *res, rc_err_t *err)
   return 0;
 }
 
+/* Sends END on ending[i] and, with wait, waits for the init to close the
+ * connection: it does once it has killed and reaped every process of the
+ * job. */
+static void
+end_one (int fd, bool wait, uint64_t deadline)
+{
+  (void)rc_ctl_send_simple (fd, RC_CTL_END, 0, 0, NULL);
+  while (wait)
+    {
+      struct pollfd p = { .fd = fd, .events = POLLIN };
+      uint64_t now = rc_now_ms ();
+      char c;
+      if (now >= deadline || poll (&p, 1, (int)(deadline - now)) <= 0
+          || recv (fd, &c, 1, MSG_DONTWAIT) <= 0)
+        break;
+    }
+  close (fd);
+}
+
 void
 rc_sandbox_end_claims (struct rc_sandbox *sb, bool wait)
 {
   uint64_t deadline = rc_now_ms () + 3000;
+  /* Every END first, so the inits clear their jobs at the same time. */
   for (size_t i = 0; i < sb->n_ending; i++)
     (void)rc_ctl_send_simple (sb->ending[i], RC_CTL_END, 0, 0, NULL);
   for (size_t i = 0; i < sb->n_ending; i++)
-    {
-      /* The init closes the connection once it has killed and reaped
-       * every process of the job. */
-      while (wait)
-        {
-          struct pollfd p = { .fd = sb->ending[i], .events = POLLIN };
-          uint64_t now = rc_now_ms ();
-          char c;
-          if (now >= deadline || poll (&p, 1, (int)(deadline - now)) <= 0
-              || recv (sb->ending[i], &c, 1, MSG_DONTWAIT) <= 0)
-            break;
-        }
-      close (sb->ending[i]);
-    }
+    end_one (sb->ending[i], wait, deadline);
   sb->n_ending = 0;
+}
+
+void
+rc_sandbox_end_claim (struct rc_sandbox *sb, int slot, bool wait)
+{
+  for (size_t i = 0; i < sb->n_ending; i++)
+    if (sb->ending_slot[i] == slot)
+      {
+        end_one (sb->ending[i], wait, rc_now_ms () + 3000);
+        sb->n_ending--;
+        sb->ending[i] = sb->ending[sb->n_ending];
+        sb->ending_slot[i] = sb->ending_slot[sb->n_ending];
+        return;
+      }
 }
 
 void

@@ -68,6 +68,7 @@ struct init
   struct rc_ctl_decoded job;
   int in[MAX_STEPS], out[MAX_STEPS], err[MAX_STEPS];
   int session_fd;
+  int tmp_fd;    /* the job's build directory (RC_TMP_BIND, RC_TMP_OVERLAY) */
   pid_t child;   /* the current step's first process, 0: none */
   unsigned step; /* its index */
 };
@@ -194,7 +195,7 @@ job_reset_fds (struct init *in)
 {
   for (int i = 0; i < MAX_STEPS; i++)
     in->in[i] = in->out[i] = in->err[i] = -1;
-  in->session_fd = -1;
+  in->session_fd = in->tmp_fd = -1;
 }
 
 static void
@@ -207,6 +208,7 @@ job_close_fds (struct init *in)
       close_fd (&in->err[i]);
     }
   close_fd (&in->session_fd);
+  close_fd (&in->tmp_fd);
 }
 
 /* Takes JOB: the spec and the pipe ends.  0: a job to serve; 1: an END
@@ -242,7 +244,8 @@ job_receive (struct init *in)
   close (fds[0]);
   spec = &in->job.spec;
   /* The fds come in step order: stdin's read end when the step has
-   * stdin, then stdout's and stderr's write ends; a session's tree last. */
+   * stdin, then stdout's and stderr's write ends; a session's tree, then
+   * the build directory's, last. */
   for (size_t i = 0; i < spec->n_steps && i < MAX_STEPS; i++)
     {
       if (spec->steps[i].stdin_data)
@@ -252,6 +255,8 @@ job_receive (struct init *in)
     }
   if (spec->workspace == RC_WORKSPACE_BIND)
     in->session_fd = used < n ? fds[used++] : -1;
+  if (spec->tmp != RC_TMP_FRESH)
+    in->tmp_fd = used < n ? fds[used++] : -1;
   while (used < n)
     close (fds[used++]);
   return 0;
@@ -382,6 +387,7 @@ job_serve (struct init *in)
                             .lower = rc_root_lower_of (&in->root, in->job.spec.template_dir),
                             .lang = rc_root_lang_of (&in->root, in->job.spec.lang),
                             .session_fd = in->session_fd,
+                            .tmp_fd = in->tmp_fd,
                             .uid = in->a->uid,
                             .gid = in->a->gid };
 
@@ -393,6 +399,7 @@ job_serve (struct init *in)
       return;
     }
   close_fd (&in->session_fd);
+  close_fd (&in->tmp_fd);
   for (;;)
     {
       struct pollfd pfd[2] = { { .fd = in->conn, .events = POLLIN },
