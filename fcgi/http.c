@@ -212,6 +212,24 @@ rc_http_stream_gone (const struct rc_http_response *res)
 }
 
 bool
+rc_http_accepts (const char *accept, const char *type)
+{
+  size_t n = strlen (type);
+  const char *p = accept;
+  /* A list of media ranges, each with optional parameters: the type must
+   * be one of them (";q=0" refusing it is not honoured). */
+  while (p && *p)
+    {
+      while (*p == ' ' || *p == '\t' || *p == ',')
+        p++;
+      if (strncasecmp (p, type, n) == 0 && strchr (" \t;,", p[n] ? p[n] : ',') != NULL)
+        return true;
+      p = strchr (p, ',');
+    }
+  return false;
+}
+
+bool
 rc_http_encoding_is_identity (const char *encoding)
 {
   if (encoding == NULL)

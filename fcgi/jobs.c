@@ -33,6 +33,19 @@ rc_app_after_reply (struct rc_app *app)
     rc_sandbox_end_claims (app->sandbox, false);
 }
 
+void
+rc_app_account_job (const struct rc_job_spec *spec, struct rc_job_result *result)
+{
+  for (size_t i = 0; i < result->n_steps; i++)
+    {
+      rc_step_result_explain (&result->steps[i], &spec->steps[i].limits);
+      if (result->steps[i].outcome == RC_OUTCOME_MEMORY)
+        rc_metrics_count_oom ();
+      if (rc_outcome_limit (result->steps[i].outcome))
+        rc_metrics_count_clock_kill (result->steps[i].outcome);
+    }
+}
+
 static int
 run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *result,
          struct rc_http_response *res, uint64_t wait_ms, int (*prepare) (int slot, void *ud),
@@ -71,14 +84,7 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
   if (ret == 0)
     {
       res->log_setup_us = result->setup_us;
-      for (size_t i = 0; i < result->n_steps; i++)
-        {
-          rc_step_result_explain (&result->steps[i], &spec->steps[i].limits);
-          if (result->steps[i].outcome == RC_OUTCOME_MEMORY)
-            rc_metrics_count_oom ();
-          if (rc_outcome_limit (result->steps[i].outcome))
-            rc_metrics_count_clock_kill (result->steps[i].outcome);
-        }
+      rc_app_account_job (spec, result);
       return 0;
     }
   rc_metrics_count_sandbox_failure ();

@@ -19,6 +19,7 @@ struct route
   const char *method;
   rc_handler handler;
   bool reads_body;
+  bool judge_body; /* its body may be RUN_JUDGE_INPUT_MAX, not RUN_INPUT_MAX */
 };
 
 static void
@@ -76,6 +77,7 @@ static const struct route routes[] = {
   { "/run", "POST", rc_api_run, true },
   { "/v1/execute", "POST", rc_api_execute, true },
   { "/v1/languages", "GET", rc_api_languages, false },
+  { "/v1/judge", "POST", rc_api_judge, true, true },
   { "/health", "GET", handle_health, false },
   { "/health", "HEAD", handle_health, false },
   { "/shutdown", "POST", handle_shutdown, false },
@@ -131,6 +133,18 @@ match (const char *pattern, const char *path, char *id, const char **rest)
         return false;
     }
   return *s == '\0' || strcmp (s, "/") == 0;
+}
+
+uint64_t
+rc_route_body_max (const struct rc_config *cfg, const char *method, const char *path)
+{
+  char id[RC_ROUTE_ID_MAX + 1];
+  const char *rest = NULL;
+  for (size_t i = 0; i < N_ROUTES; i++)
+    if (routes[i].judge_body && strcmp (routes[i].method, method) == 0
+        && match (routes[i].path, path, id, &rest))
+      return cfg->judge.input_max;
+  return cfg->input_max;
 }
 
 void

@@ -128,6 +128,39 @@ main (void)
           "\"diskMb\":5}}",
           400, "limits.diskMb");
 
+  /* Strict fields at every depth: a typo is named, never ignored. */
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"stdn\":\"1\"}",
+          400, "stdn is not a known field");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\",\"size\":1}]}", 400,
+          "files[0].size is not a known field");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],"
+          "\"compileLimits\":{\"wallMs\":1}}",
+          400, "compileLimits.wallMs");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],"
+          "\"compileLimits\":{\"wallTimeMs\":600000}}",
+          400, "compileLimits.wallTimeMs: 600000 is above");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":{\"base64\":\"!\"}}]}",
+          400, "files[0].content.base64 is not valid base64");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],"
+          "\"encoding\":\"hex\"}",
+          400, "encoding");
+  tap_ok (parse ("{\"language\":\"python\",\"files\":[{\"name\":\"main.py\",\"content\":"
+                 "{\"base64\":\"cHJpbnQoMSk=\"}}],\"stdin\":{\"base64\":\"AP8K\"},"
+                 "\"args\":[{\"base64\":\"/w==\"}],\"compileLimits\":{\"wallTimeMs\":5000,"
+                 "\"memoryMb\":64},\"encoding\":\"base64\"}",
+                 &ex, &status, msg)
+              == 0,
+          "base64 content, stdin and args, compileLimits and encoding parse (%s)", msg);
+  tap_ok (ex.files[0].len == 8 && memcmp (ex.files[0].content, "print(1)", 8) == 0
+              && ex.stdin_len == 3 && (unsigned char)ex.stdin_data[0] == 0
+              && (unsigned char)ex.stdin_data[1] == 0xff
+              && (unsigned char)ex.args[0][0] == 0xff && ex.args[0][1] == '\0' && ex.base64_out,
+          "they decode to their bytes");
+  tap_ok (ex.limits.compile.wall_ms == 5000 && ex.limits.compile.memory_bytes == 64ULL << 20
+              && ex.limits.compile.cpu_ms == RC_COMPILE_CPU_MS,
+          "compileLimits lie over the compile step's own limits");
+  rc_execute_request_free (&ex);
+
   tap_ok (rc_exec_path_is_safe ("src/main.c", 10) && rc_exec_path_is_safe (".hidden", 7)
               && rc_exec_path_is_safe ("a..b", 4),
           "ordinary relative names are safe");
