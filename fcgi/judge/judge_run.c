@@ -270,34 +270,35 @@ program_over (struct rc_judge *jg, size_t i)
   test_done (jg, i, v, 1);
 }
 
-/* A job of a test came back. */
+/* Test i's jobs have come back (each call after a round for every test
+ * one of whose jobs ended; a test already advanced has no jobs left). */
 static void
-job_over (struct rc_judge *jg, struct rc_jjob *j)
+test_advance (struct rc_judge *jg, size_t i)
 {
-  struct rc_test_state *ts = &jg->tests[j->test];
-  bool all = true;
+  struct rc_test_state *ts = &jg->tests[i];
 
-  for (size_t k = 0; k < ts->n_jobs; k++)
-    all &= ts->jobs[k]->done;
-  if (j->kind == RC_JJOB_PROGRAM)
-    take_step (j, &ts->prog);
-  if (!all)
+  if (ts->n_jobs == 0)
     return;
+  for (size_t k = 0; k < ts->n_jobs; k++)
+    if (!ts->jobs[k]->done)
+      return;
   /* Killed because an earlier test failed (stopOnFailure). */
-  if (jg->req.stop_on_failure && j->test > jg->first_failed)
+  if (jg->req.stop_on_failure && i > jg->first_failed)
     {
-      test_skip (jg, j->test);
+      test_skip (jg, i);
       return;
     }
-  if (j->kind == RC_JJOB_CHECKER)
+  if (ts->phase == RC_TEST_CHECKING)
     {
+      struct rc_jjob *c = ts->jobs[0];
       double points;
-      enum rc_verdict v = rc_verdict_of_checker (&j->res.steps[0], &points);
-      set_message (ts, &j->res.steps[0].err);
-      test_done (jg, j->test, v, points);
+      enum rc_verdict v = rc_verdict_of_checker (&c->res.steps[0], &points);
+      set_message (ts, &c->res.steps[0].err);
+      test_done (jg, i, v, points);
       return;
     }
-  program_over (jg, j->test);
+  take_step (ts->jobs[0], &ts->prog); /* the program is the test's first job */
+  program_over (jg, i);
 }
 
 /* ---- starting ---- */
@@ -541,6 +542,7 @@ int
 rc_judge_run_tests (struct rc_judge *jg, rc_err_t *err)
 {
   struct rc_jjob *done[RC_JPOOL_MAX];
+  size_t tests_done[RC_JPOOL_MAX];
 
   jg->first_failed = jg->req.n_tests;
   for (;;)
@@ -570,12 +572,15 @@ rc_judge_run_tests (struct rc_judge *jg, rc_err_t *err)
       timeout = min_timeout (retry_ms, pair_idle (jg));
       if (round_once (jg, timeout, done, &n_done, err) < 0)
         return -1;
+      /* The slots first: advancing a test frees its jobs. */
       for (size_t k = 0; k < n_done; k++)
         {
+          tests_done[k] = done[k]->test;
           if (more_work (jg))
             rc_sandbox_end_claim (jg->app->sandbox, done[k]->slot, false);
-          job_over (jg, done[k]);
         }
+      for (size_t k = 0; k < n_done; k++)
+        test_advance (jg, tests_done[k]);
     }
 }
 

@@ -250,14 +250,16 @@ class Service:
     languages      RUN_LANGUAGES (default "python")
     nginx_body_max nginx's client_max_body_size, when it must differ from
                    RUN_INPUT_MAX (to reach the backend's own 413)
+    nginx_judge_body_max  the same for POST /v1/judge (RUN_JUDGE_INPUT_MAX)
     start_timeout  seconds to wait for the socket and /health
     """
 
     def __init__(self, env=None, languages="python", nginx_body_max=None, start_timeout=60,
-                 name="rchttp"):
+                 name="rchttp", nginx_judge_body_max=None):
         self.extra_env = dict(env or {})
         self.languages = languages
         self.nginx_body_max = nginx_body_max
+        self.nginx_judge_body_max = nginx_judge_body_max
         self.start_timeout = start_timeout
         self.name = name
         self.tmp = None
@@ -372,11 +374,14 @@ class Service:
             "PORT": str(self.port),
             "BIND_ADDRESS": "127.0.0.1",
             "RUN_INPUT_MAX": env.get("RUN_INPUT_MAX", "1048576"),
+            "RUN_JUDGE_INPUT_MAX": env.get("RUN_JUDGE_INPUT_MAX", "64m"),
             "RUNCELL_UPSTREAM": "unix:" + self.socket_path,
             "OPENAPI_FILE": os.path.join(SRCDIR, "docs", "openapi.yaml"),
         }
         if self.nginx_body_max is not None:
             site["NGINX_BODY_MAX"] = str(self.nginx_body_max)
+        if self.nginx_judge_body_max is not None:
+            site["NGINX_JUDGE_BODY_MAX"] = str(self.nginx_judge_body_max)
         # bench/ab_front.py compares kept and per-request FastCGI connections.
         for knob in ("FASTCGI_KEEP_CONN", "FASTCGI_KEEPALIVE"):
             if os.environ.get("RCHTTP_" + knob):
