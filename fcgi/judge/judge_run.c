@@ -40,6 +40,11 @@
 /* How long a claimer waits for a slot being cleaned (jobs.c's bound). */
 #define CLEANING_WAIT_MS 3000
 #define PAIR_IDLE_TICK_MS 50
+/* A slot being cleaned is ready within about a millisecond: a test waits
+ * for it on the slot table's futex (woken by the READY) rather than
+ * polling, for at most this long, its loop's other jobs held back as
+ * long. */
+#define SOON_WAIT_MS 3
 #define MESSAGE_MAX 1024
 
 const struct rc_judge_program *
@@ -444,6 +449,8 @@ start_ready (struct rc_judge *jg, int *retry_ms, rc_err_t *err)
         if (room == 0)
           return 0;
         c1 = claim_now (jg, &soon);
+        if (c1.slot < 0 && soon)
+          c1 = rc_slot_claim_wait (0, SOON_WAIT_MS, &jg->app->shutdown_requested);
         if (c1.slot < 0 && jg->pool.n_running == 0)
           c1 = claim_wait (jg);
         if (c1.slot < 0)
