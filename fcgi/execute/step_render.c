@@ -9,6 +9,38 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The length of text without the character a cut split: its valid UTF-8
+ * prefix when all that follows is the start of one sequence. */
+static size_t
+uncut_length (const char *data, size_t len)
+{
+  size_t n = rc_utf8_valid_prefix (data, len), need;
+  unsigned char c = n < len ? (unsigned char)data[n] : 0;
+  if (n == len || len - n > 3)
+    return n;
+  need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+  if (need <= len - n)
+    return n; /* a whole sequence that is invalid: not a cut */
+  for (size_t i = n + 1; i < len; i++)
+    if (((unsigned char)data[i] & 0xc0) != 0x80)
+      return n;
+  return len;
+}
+
+int
+rc_v1_render_output (struct rc_buf *b, const char *data, size_t len, bool base64, bool cut)
+{
+  size_t n;
+  if (data == NULL)
+    data = "";
+  n = rc_utf8_valid_prefix (data, len);
+  /* Text cut in the middle of a character (an output budget, a cap) is
+   * still text: the piece of the character is dropped with the rest. */
+  if (!base64 && n < len && cut && uncut_length (data, len) == len)
+    return rc_json_string (b, data, n);
+  return rc_v1_render_bytes (b, data, len, base64);
+}
+
 int
 rc_v1_render_bytes (struct rc_buf *b, const char *data, size_t len, bool base64)
 {
@@ -61,13 +93,13 @@ rc_v1_render_usage (struct rc_buf *b, bool *first, const struct rc_step_result *
 void
 rc_v1_render_step (struct rc_buf *b, const struct rc_step_result *st, bool base64)
 {
-  bool first = true;
+  bool first = true, cut = st->truncated || st->outcome == RC_OUTCOME_OUTPUT;
   rc_buf_append (b, "{", 1);
   rc_v1_render_exit (b, &first, st);
   rc_json_key (b, &first, "stdout");
-  rc_v1_render_bytes (b, st->out.data, st->out.len, base64);
+  rc_v1_render_output (b, st->out.data, st->out.len, base64, cut);
   rc_json_key (b, &first, "stderr");
-  rc_v1_render_bytes (b, st->err.data, st->err.len, base64);
+  rc_v1_render_output (b, st->err.data, st->err.len, base64, cut);
   /* Every flag below is derived from the one verdict. */
   rc_json_key (b, &first, "timedOut");
   rc_json_bool (b, st->outcome == RC_OUTCOME_WALL || st->outcome == RC_OUTCOME_CPU);

@@ -16,6 +16,10 @@
 
 /* Bytes a program wrote, or gave (a test's expected output). */
 int rc_v1_render_bytes (struct rc_buf *b, const char *data, size_t len, bool base64);
+/* The same for an output that may have been cut (cut: a budget or a cap
+ * stopped it): text whose last character the cut split stays a string,
+ * without that piece. */
+int rc_v1_render_output (struct rc_buf *b, const char *data, size_t len, bool base64, bool cut);
 /* "exitCode" (null unless it exited) and "signal" ("SIGKILL", or null). */
 void rc_v1_render_exit (struct rc_buf *b, bool *first, const struct rc_step_result *st);
 /* "limit" (the limit that ended it, or null), "wallMs", "cpuMs",

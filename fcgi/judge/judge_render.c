@@ -58,11 +58,13 @@ rc_judge_render_test (const struct rc_judge *jg, size_t i, bool index, struct rc
   rc_v1_render_exit (b, &first, &ts->prog);
   rc_v1_render_usage (b, &first, &ts->prog);
   rc_json_key (b, &first, "stdout");
-  rc_v1_render_bytes (b, ts->prog.out.data, ts->prog.out.len, base64);
+  rc_v1_render_output (b, ts->prog.out.data, ts->prog.out.len, base64,
+                       ts->out_cut || ts->prog.outcome == RC_OUTCOME_OUTPUT);
   if (ts->out_cut)
     rc_buf_append_str (b, ",\"stdoutTruncated\":true");
   rc_json_key (b, &first, "stderr");
-  rc_v1_render_bytes (b, ts->prog.err.data, ts->prog.err.len, base64);
+  rc_v1_render_output (b, ts->prog.err.data, ts->prog.err.len, base64,
+                       ts->err_cut || ts->prog.outcome == RC_OUTCOME_OUTPUT);
   if (ts->err_cut)
     rc_buf_append_str (b, ",\"stderrTruncated\":true");
   rc_json_key (b, &first, "message");
