@@ -199,6 +199,13 @@ r, j = judge(dict(cpp(P.GUESS_SILENT), interactor=interactor, limits={"idleMs": 
                   tests=secrets[:2]))
 t.ok(verdicts(j) == ["idle_limit", "idle_limit"] and r.elapsed < 15,
      "interactive: a program that never answers is caught by the pair's idle clock", repr(r)[:400])
+flooder = {"language": "python", "files": [{"name": "interactor.py", "content": P.FLOOD_INTERACTOR_PY}]}
+r, j = judge(dict(cpp(P.GUESS_SILENT), interactor=flooder, limits={"idleMs": 500, "wallTimeMs": 20000},
+                  tests=secrets[:1]))
+h = svc.get("/health")
+t.ok(verdicts(j) == ["idle_limit"] and r.elapsed < 15 and h.status == 200,
+     "interactive: a program that never reads blocks its interactor, not the worker: idle_limit",
+     repr(r)[:400])
 r, j = judge(dict(cpp(P.GUESS_SILENT), interactor=interactor, limits={"wallTimeMs": 700, "idleMs": 20000},
                   tests=secrets[:1]))
 t.ok(verdicts(j) == ["time_limit"] and j["tests"][0].get("limit") == "wall",

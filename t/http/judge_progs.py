@@ -212,6 +212,14 @@ int main() {
 }
 """
 
+# An interactor that writes a megabyte before it reads: against a program
+# that never reads, both block on the pipes between them.
+FLOOD_INTERACTOR_PY = """import sys
+sys.stdout.write("x" * (1 << 20))
+sys.stdout.flush()
+sys.stdin.readline()
+"""
+
 GUESS_SILENT = r"""
 #include <unistd.h>
 int main() { sleep(60); return 0; }
