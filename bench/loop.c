@@ -12,9 +12,10 @@
  *
  * The command's stdio is /dev/null: the benchmarks compare running, not
  * printing; with -i its stdin is INPUT, opened for each run (the judge's
- * bare side: the judged program reading its test).  CPU per run includes the loopers' own forks.  A command that does
- * not exit 0 makes the run fail (exit 1), so a broken setup never passes
- * for a fast one.  bench/run compiles this with the system cc at start.
+ * bare side: the judged program reading its test).  CPU per run includes
+ * the loopers' own forks.  A command that does not exit 0 makes the run
+ * fail (exit 1), so a broken setup never passes for a fast one.  bench/run
+ * compiles this with the system cc at start.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -95,7 +96,8 @@ main (int argc, char **argv)
         input = optarg;
         break;
       default:
-        fprintf (stderr, "usage: loop [-n COUNT] [-c CONC] [-w WARMUP] [-i INPUT] -- CMD ARGS...\n");
+        fprintf (stderr,
+                 "usage: loop [-n COUNT] [-c CONC] [-w WARMUP] [-i INPUT] -- CMD ARGS...\n");
         return 2;
       }
   /* Bounded: the benchmarks never ask for more, and a typo must not run

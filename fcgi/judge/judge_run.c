@@ -342,11 +342,14 @@ start_interactive (struct rc_judge *jg, size_t i, struct rc_slot_claim c1, struc
   ts->jobs[ts->n_jobs++] = p;
   ts->jobs[ts->n_jobs++] = in;
   p = in = NULL;
+  /* Each claim is its job's once started, even when the start failed. */
   r = start (jg, ts->jobs[0], c1, err);
   c1.slot = -1;
   if (r == 0)
-    r = start (jg, ts->jobs[1], c2, err);
-  c2.slot = -1;
+    {
+      r = start (jg, ts->jobs[1], c2, err);
+      c2.slot = -1;
+    }
   ts->phase = RC_TEST_RUNNING;
   ts->progress_at_us = rc_now_us ();
   ts->cpu_seen_us = 0;
