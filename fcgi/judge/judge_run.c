@@ -538,11 +538,9 @@ round_once (struct rc_judge *jg, int timeout, struct rc_jjob **done, size_t *n_d
   timeout = min_timeout (timeout, (int)(jg->deadline_ms - now));
   if (rc_jpool_round (&jg->pool, timeout, done, n_done, &gone, err) < 0)
     return -1;
-  if (gone || jg->app->shutdown_requested)
+  if (gone)
     {
-      /* A draining service answers what it has; a gone client nothing. */
-      jg->gone = gone;
-      jg->timed_out = !gone;
+      jg->gone = true; /* nobody to answer: every job is killed */
       return -1;
     }
   return 0;
@@ -567,17 +565,9 @@ rc_judge_run_tests (struct rc_judge *jg, rc_err_t *err)
         left = jg->tests[i].phase != RC_TEST_DONE;
       if (!left)
         return 0;
+      /* A test left is running, or waiting for a slot (retry_ms). */
       if (jg->pool.n_running == 0 && retry_ms < 0)
-        {
-          /* Nothing runs and no slot came: the wait above gave up for a
-           * second; the deadline decides. */
-          if (rc_now_ms () >= jg->deadline_ms)
-            {
-              jg->timed_out = true;
-              return -1;
-            }
-          continue;
-        }
+        return rc_error_set (err, EPROTO, "judge: tests left, none running or waiting");
       /* A test waiting for a slot tries again soon; the pair clocks tick. */
       timeout = min_timeout (retry_ms, pair_idle (jg));
       if (round_once (jg, timeout, done, &n_done, err) < 0)
