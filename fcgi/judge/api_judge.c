@@ -147,6 +147,15 @@ rc_api_judge (struct rc_app *app, const struct rc_http_request *req, struct rc_h
       return;
     }
   res->log_lang = jg->req.program.lang->slug;
+  if (jg->req.interactor.lang && cfg->concurrency < 2)
+    {
+      /* It would wait for its second slot until RUN_JUDGE_WALL_MAX. */
+      rc_http_error (res, 501,
+                     "an interactor runs beside the program on a second slot: this "
+                     "server has one (RUN_CONCURRENCY)");
+      judge_free (jg);
+      return;
+    }
   jg->first_failed = jg->req.n_tests;
   jg->tests = calloc (jg->req.n_tests, sizeof *jg->tests);
   if (jg->tests == NULL)

@@ -374,6 +374,11 @@ outs = [x.get("stdout") for x in j.get("tests", [])]
 t.ok(outs == ["found 0 procs 1 unlinked 1\n"] * 12,
      "on one slot: no test finds the files or processes of the one before, and each runs the build "
      "the one before deleted", repr(outs))
+r, _ = judge({"language": "c", "files": [{"name": "main.c", "content": "int main(void) { return 0; }"}],
+              "interactor": {"language": "python", "files": [{"name": "i.py", "content": "pass"}]},
+              "tests": [{}]})
+ok, why = rchttp.json_error(r, 501)
+t.ok(ok and "RUN_CONCURRENCY" in (r.json or {}).get("error", ""), "an interactor on one slot: 501 at once", why)
 t.eq(build_dirs(), [], "no build directory is left after them")
 svc.stop()
 t.exit()
