@@ -132,10 +132,10 @@ check_same_parts (const struct trace *a, const struct trace *b, const char *what
       const struct part *x = &a->parts[i], *y = &b->parts[i];
       FUZZ_CHECK (strcmp (x->name, y->name) == 0, what);
       FUZZ_CHECK ((x->filename == NULL) == (y->filename == NULL), what);
-      FUZZ_CHECK (x->filename_len == y->filename_len
-                      && (x->filename == NULL
-                          || memcmp (x->filename, y->filename, x->filename_len) == 0),
-                  what);
+      FUZZ_CHECK (
+          x->filename_len == y->filename_len
+              && (x->filename == NULL || memcmp (x->filename, y->filename, x->filename_len) == 0),
+          what);
       FUZZ_CHECK (same_str (x->ctype, y->ctype), what);
       FUZZ_CHECK (x->len == y->len && (x->len == 0 || memcmp (x->data, y->data, x->len) == 0),
                   what);

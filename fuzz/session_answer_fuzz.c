@@ -34,7 +34,8 @@ struct file
   size_t path_len, len;
 };
 
-static const char disp_head[] = "Content-Disposition: attachment; name=\"attachments\"; filename=\"";
+static const char disp_head[]
+    = "Content-Disposition: attachment; name=\"attachments\"; filename=\"";
 static const char ext_head[] = "\"; filename*=UTF-8''";
 
 static bool
@@ -148,7 +149,8 @@ rb_end (void *ud, const char **why)
   struct readback *rb = ud;
   const struct file *f = &rb->files[rb->i++];
   (void)why;
-  FUZZ_CHECK (rb->data.len == f->len && (f->len == 0 || memcmp (rb->data.data, f->data, f->len) == 0),
+  FUZZ_CHECK (rb->data.len == f->len
+                  && (f->len == 0 || memcmp (rb->data.data, f->data, f->len) == 0),
               "the multipart reader reads back the exact bytes");
   return 0;
 }

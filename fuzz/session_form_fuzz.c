@@ -146,8 +146,8 @@ LLVMFuzzerTestOneInput (const uint8_t *buf, size_t len)
       const struct rc_buf *a = &er.uploads[i].data, *b = &own.v[i].data;
       FUZZ_CHECK (strcmp (er.uploads[i].path, own.v[i].path) == 0,
                   "an upload's path is its part's normalised filename");
-      FUZZ_CHECK (rc_session_path_normalize (er.uploads[i].path, strlen (er.uploads[i].path),
-                                             again, sizeof again, false, &why)
+      FUZZ_CHECK (rc_session_path_normalize (er.uploads[i].path, strlen (er.uploads[i].path), again,
+                                             sizeof again, false, &why)
                           == 0
                       && strcmp (again, er.uploads[i].path) == 0,
                   "an upload's path is canonical");

@@ -37,8 +37,7 @@ void rc_exec_request_free (struct rc_exec_request *er);
  * worker needed, so fuzz/session_form_fuzz.c calls it).  Returns 0, or the
  * HTTP status (400, 413, 501) with res filled; er is the caller's to free
  * either way. */
-int rc_session_parse_execute (const struct rc_http_request *req,
-                              const struct rc_session_config *sc,
+int rc_session_parse_execute (const struct rc_http_request *req, const struct rc_session_config *sc,
                               const struct rc_lang_table *langs, struct rc_exec_request *er,
                               struct rc_http_response *res);
 

@@ -28,7 +28,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     {
       char *p = malloc (size);
       memcpy (p, data, size);
-      kept = p; /* escapes: the compiler may not drop the buffer */
+      kept = p;                       /* escapes: the compiler may not drop the buffer */
       ((volatile char *)p)[size] = 0; /* one past the end */
       kept = NULL;
       free (p);
