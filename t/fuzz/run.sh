@@ -63,6 +63,10 @@ build () {
   local stamp=$FUZZ_BUILD/.fuzz-configure-args args="CC=clang --enable-fuzzers"
   if [ ! -f "$FUZZ_BUILD/Makefile" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$args" ] \
      || [ "$SRC/configure" -nt "$FUZZ_BUILD/Makefile" ]; then
+    # New flags do not rebuild the objects made with the old ones (a
+    # library without -fno-sanitize-recover would let UBSan reports
+    # pass): a reconfigured directory starts clean.
+    if [ -f "$FUZZ_BUILD/Makefile" ]; then make -C "$FUZZ_BUILD" clean || return 1; fi
     (cd "$FUZZ_BUILD" && CC=clang "$SRC/configure" -q --enable-fuzzers) || return 1
     printf '%s' "$args" > "$stamp"
   fi
