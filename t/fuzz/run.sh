@@ -8,7 +8,8 @@
 #    wrong on purpose (t/fuzz/canary_fuzz.c): a heap overflow, a leak,
 #    undefined behaviour, a broken invariant; and passes a clean run.
 # 3. Runs every target of FUZZ_TARGETS for RC_FUZZ_SECONDS (60) on a copy
-#    of fuzz/corpus/<target>/ (the committed corpus is never written),
+#    of fuzz/corpus/<target>/ (the committed corpus is never written), with
+#    fuzz/dict/<target>.dict as its dictionary when there is one,
 #    RC_FUZZ_JOBS (the CPU count) at a time: one test point per target,
 #    failed by any crash, leak, timeout, sanitizer report or broken
 #    invariant, with the log's tail and the crashing input's path.
@@ -103,15 +104,16 @@ verdict () {
 # run_target BINARY NAME CORPUS SECONDS [ENV...]: one campaign in
 # $RUNS/NAME (corpus copy, log, crash inputs); leaves $RUNS/NAME/rc.
 run_target () {
-  local bin=$1 name=$2 corpus=$3 secs=$4 dir=$RUNS/$2 rc=0
+  local bin=$1 name=$2 corpus=$3 secs=$4 dir=$RUNS/$2 rc=0 dict=()
   shift 4
+  if [ -f "$SRC/fuzz/dict/$name.dict" ]; then dict=(-dict="$SRC/fuzz/dict/$name.dict"); fi
   rm -rf "$dir"
   mkdir -p "$dir/corpus"
   if [ -n "$corpus" ]; then cp -R "$corpus/." "$dir/corpus/"; fi
   (cd "$dir" && env "$@" UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
      ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
      "$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
-     -artifact_prefix="$dir/" corpus > "$dir/log" 2>&1) || rc=$?
+     "${dict[@]}" -artifact_prefix="$dir/" corpus > "$dir/log" 2>&1) || rc=$?
   echo "$rc" > "$dir/rc"
 }
 
