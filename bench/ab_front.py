@@ -4,7 +4,7 @@
 Each variant is a runcell-fcgi binary plus nginx settings; every round
 starts each variant in turn (a fresh nginx + runcell-fcgi, RUN_CONCURRENCY=2)
 and loads it with wrk on loopback for SECONDS per row: GET /health at
-concurrency 1 (front path only: no job) and the trivial benchsh job of
+concurrency 1 (front path only: no job) and the trivial bash job of
 bench/run through POST /v1/execute at concurrency 1 and 2.  Alternating
 the variants round after round lets a change in the machine's load hit all
 of them alike; the figures are the medians over the rounds, with the load
@@ -33,8 +33,8 @@ import rchttp  # noqa: E402
 
 OUT1 = '"stdout":"1\\n"'
 ROWS = (("GET /health", "/health", None, 1, "ok"),
-        ("POST /v1/execute benchsh", "/v1/execute", bl.SH_BODY, 1, OUT1),
-        ("POST /v1/execute benchsh", "/v1/execute", bl.SH_BODY, 2, OUT1))
+        ("POST /v1/execute bash", "/v1/execute", bl.SH_BODY, 1, OUT1),
+        ("POST /v1/execute bash", "/v1/execute", bl.SH_BODY, 2, OUT1))
 
 
 def parse_spec(text):
@@ -51,9 +51,9 @@ def run_variant(wd, v, seconds):
     os.environ["RC_FCGI_BIN"] = v["bin"]
     os.environ["RCHTTP_FASTCGI_KEEP_CONN"] = v["keep_conn"]
     os.environ["RCHTTP_FASTCGI_KEEPALIVE"] = v["keepalive"]
-    env = {"RUN_CONCURRENCY": "2", "RUN_LANGS_DIR": bl.bench_langs_dir(wd)}
+    env = {"RUN_CONCURRENCY": "2"}
     out = []
-    with rchttp.Service(env=env, languages="benchsh") as svc:
+    with rchttp.Service(env=env, languages="bash") as svc:
         for _, path, body, conc, expect in ROWS:
             res = bl.wrk(svc, path, body, conc, seconds, wd.dir, expect)
             if res["bad"] + res["non2xx"]:

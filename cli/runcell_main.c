@@ -1,22 +1,25 @@
 /* runcell_main.c - the `runcell` command: the sandbox without HTTP.
  *
  *   runcell --check-host
- *   runcell exec [--slot N] [--lang SLUG] [--template DIR] [--timeout 2s]
- *                [--cpu 1s] [--idle 5s] [--memory 256m] [--pids N]
- *                [--tmp-size 64m] [--output-max 1m] [--file NAME=PATH]...
- *                [--stdin PATH] [--result-json FILE] [--repeat N] [--prestart]
- *                [--] CMD ARGS...
+ *   runcell exec [--slot N] [--slots K] [--lang SLUG] [--template DIR]
+ *                [--timeout 2s] [--cpu 1s] [--idle 5s] [--memory 256m]
+ *                [--pids N] [--tmp-size 64m] [--output-max 1m]
+ *                [--file NAME=PATH]... [--stdin PATH] [--result-json FILE]
+ *                [--repeat N] [--] CMD ARGS...
  *
- * `exec` does what the service does for one job, in-process: host setup
- * with a cgroup subtree of its own ("runcell-exec-<pid>", so it can run next
- * to the service), one job in the slot's sandbox, teardown.  The program's
- * stdout and stderr are copied to ours, our exit code is the program's
- * (128+signal when killed), and a one-line JSON summary goes to stderr or
- * to --result-json.  With --repeat N the job runs N times in this process
- * and the median per-job time is printed: the cost of one sandboxed job
- * without process start and host setup.  With --prestart every job runs in
- * an init started ahead of it (the first before it, each later one while
- * the job before it runs).  It is the entry point of the
+ * `exec` does what the service does, in one process that is both the
+ * keeper and the worker: host setup with a cgroup subtree and a state
+ * directory of its own ("runcell-exec-<pid>", so it runs next to the
+ * service), K slots (1 by default) whose inits it starts, the job on a
+ * claimed slot, teardown.  --slot N gives its slots the uids of the
+ * service's slots N, N+1, ...  The program's stdout and stderr are copied
+ * to ours, our exit code is the program's (128+signal when killed), and a
+ * one-line JSON summary goes to stderr or to --result-json.  With
+ * --repeat N the job runs N times and the median per-job time is printed
+ * (from the claim to the result): the cost of one job on a slot's init,
+ * without process start and host setup; with one slot each job waits for
+ * the slot's reset after the job before, with two or more it takes a slot
+ * reset meanwhile, as the service's jobs do.  It is the entry point of the
  * isolation tests and the benchmarks.  SIGINT/SIGTERM/SIGHUP end it after
  * the current job, with the teardown done (exit 128+sig).
  */
@@ -47,11 +50,9 @@ struct exec_opts
   const char *stdin_path;
   const char *result_json;
   uint64_t repeat;
-  bool prestart; /* run every job in an init started ahead of it */
+  unsigned slots;
   struct rc_limits limits;
   uint64_t tmp_bytes;
-  bool memory_set;
-  bool output_set; /* --output-max given (0 = no cap) */
   struct rc_file files[64];
   size_t n_files;
   char **argv;
@@ -61,19 +62,12 @@ static void
 usage (FILE *f)
 {
   fputs ("usage: runcell --check-host\n"
-         "       runcell exec [--slot N] [--lang SLUG] [--template DIR] [--timeout DUR]\n"
-         "                    [--cpu DUR] [--idle DUR] [--memory SIZE] [--pids N]\n"
-         "                    [--tmp-size SIZE] [--output-max SIZE] [--file NAME=PATH]...\n"
-         "                    [--stdin PATH] [--result-json FILE] [--repeat N]\n"
-         "                    [--prestart] [--] CMD ARGS...\n",
+         "       runcell exec [--slot N] [--slots K] [--lang SLUG] [--template DIR]\n"
+         "                    [--timeout DUR] [--cpu DUR] [--idle DUR] [--memory SIZE]\n"
+         "                    [--pids N] [--tmp-size SIZE] [--output-max SIZE]\n"
+         "                    [--file NAME=PATH]... [--stdin PATH] [--result-json FILE]\n"
+         "                    [--repeat N] [--] CMD ARGS...\n",
          f);
-}
-
-static const char *
-env_get (const char *name, void *ud)
-{
-  (void)ud;
-  return getenv (name);
 }
 
 static int
@@ -125,11 +119,6 @@ parse_exec (int argc, char **argv, struct exec_opts *o)
         }
       if (a[0] != '-')
         break;
-      if (strcmp (a, "--prestart") == 0)
-        {
-          o->prestart = true;
-          continue;
-        }
       if (v == NULL)
         {
           fprintf (stderr, "runcell: %s needs a value\n", a);
@@ -138,6 +127,8 @@ parse_exec (int argc, char **argv, struct exec_opts *o)
       i++;
       if (strcmp (a, "--slot") == 0 && rc_parse_u64 (v, &n) == 0 && n < 100000)
         o->slot = (int)n;
+      else if (strcmp (a, "--slots") == 0 && rc_parse_u64 (v, &n) == 0 && n >= 1 && n <= 64)
+        o->slots = (unsigned)n;
       else if (strcmp (a, "--lang") == 0)
         o->lang = v;
       else if (strcmp (a, "--template") == 0)
@@ -149,20 +140,14 @@ parse_exec (int argc, char **argv, struct exec_opts *o)
       else if (strcmp (a, "--idle") == 0 && rc_parse_duration_ms (v, &n) == 0)
         o->limits.idle_ms = n;
       else if (strcmp (a, "--memory") == 0 && rc_parse_size (v, &n) == 0)
-        {
-          o->limits.memory_bytes = n;
-          o->memory_set = true;
-        }
+        o->limits.memory_bytes = n;
       else if (strcmp (a, "--pids") == 0 && rc_parse_u64 (v, &n) == 0)
         o->limits.pids = n;
       else if (strcmp (a, "--tmp-size") == 0 && rc_parse_size (v, &n) == 0)
         o->tmp_bytes = n;
       else if (strcmp (a, "--output-max") == 0
                && (strcmp (v, "0") == 0 || rc_parse_size (v, &n) == 0))
-        {
-          o->limits.stream_bytes = strcmp (v, "0") == 0 ? 0 : n;
-          o->output_set = true;
-        }
+        o->limits.stream_bytes = strcmp (v, "0") == 0 ? RC_LIMIT_NONE : n;
       else if (strcmp (a, "--stdin") == 0)
         o->stdin_path = v;
       else if (strcmp (a, "--result-json") == 0)
@@ -217,11 +202,8 @@ static void
 print_summary (FILE *f, const struct rc_job_result *res, int code)
 {
   size_t i;
-  fprintf (f,
-           "{\"exit_code\":%d,\"setup_us\":%llu,\"prestarted\":%s,\"root\":\"%s\",\"init\":\"%s\","
-           "\"steps\":[",
-           code, (unsigned long long)res->setup_us, res->prestarted ? "true" : "false",
-           res->root_cloned ? "cloned" : "built", rc_job_init_kind (res));
+  fprintf (f, "{\"exit_code\":%d,\"setup_us\":%llu,\"steps\":[", code,
+           (unsigned long long)res->setup_us);
   for (i = 0; i < res->n_steps; i++)
     {
       const struct rc_step_result *r = &res->steps[i];
@@ -278,182 +260,185 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* The configuration of a `runcell exec`: a cgroup subtree, a state
+ * directory and slot uids of its own, so it runs beside the service and
+ * the other tests without touching their slots. */
+static int
+exec_config (const struct exec_opts *o, struct rc_config *cfg, char *state, size_t state_size,
+             rc_err_t *err)
+{
+  char cgname[64];
+  if (rc_config_load_env (cfg, err) < 0)
+    return -1;
+  snprintf (cgname, sizeof cgname, "runcell-exec-%ld", (long)getpid ());
+  snprintf (state, state_size, "/run/runcell-exec-%ld", (long)getpid ());
+  free (cfg->cgroup_name);
+  cfg->cgroup_name = strdup (cgname);
+  free (cfg->state_dir);
+  cfg->state_dir = strdup (state);
+  if (cfg->cgroup_name == NULL || cfg->state_dir == NULL)
+    return rc_error_set (err, ENOMEM, "configuration");
+  cfg->concurrency = o->slots;
+  cfg->uid_base += (unsigned)o->slot;
+  return 0;
+}
+
+/* The job: the language's defaults, then what the command line says
+ * (rc_limits_resolve); the command as given, or the language's own (the
+ * one builder). */
+static int
+exec_build (const struct exec_opts *o, const struct rc_config *cfg, const struct rc_lang *lang,
+            const char *stdin_data, size_t stdin_len, struct rc_job *job, rc_err_t *err)
+{
+  struct rc_job_request jr = { 0 };
+  if (rc_limits_resolve (cfg, lang, RC_LIMITS_COMMAND, &o->limits, &jr.limits, err) < 0)
+    return -1;
+  if (o->tmp_bytes)
+    jr.limits.tmp_bytes = o->tmp_bytes;
+  jr.kind = RC_JOB_COMMAND;
+  jr.workspace = RC_WORKSPACE_TEMPLATE;
+  jr.argv = o->argv[0] ? (const char *const *)o->argv : NULL;
+  jr.files = o->files;
+  jr.n_files = o->n_files;
+  jr.stdin_data = stdin_data;
+  jr.stdin_len = stdin_len;
+  jr.template_dir = o->template_dir;
+  return rc_job_build (job, lang, &jr, cfg, err);
+}
+
+/* Runs the job o->repeat times, one claim each; times[i] is each job's
+ * wall time.  > 0 (128 + signal) when a signal interrupted the loop. */
+static int
+exec_repeat (struct rc_sandbox *sb, const struct exec_opts *o, struct rc_job *job,
+             struct rc_job_result *res, uint64_t *times, rc_err_t *err)
+{
+  catch_signals ();
+  for (uint64_t i = 0; i < o->repeat; i++)
+    {
+      uint64_t t = rc_now_us ();
+      struct rc_slot_claim claim = rc_slot_claim_wait (10000, 10000, NULL);
+      rc_job_result_free (res);
+      if (claim.slot < 0)
+        return rc_error_set (err, EBUSY, "no slot became ready");
+      job->spec.slot = claim.slot;
+      if (rc_sandbox_run (sb, &job->spec, claim.seq, res, err) < 0)
+        return -1;
+      times[i] = rc_now_us () - t;
+      rc_sandbox_end_claims (sb, false);
+      for (size_t k = 0; k < res->n_steps; k++)
+        rc_step_result_explain (&res->steps[k], &job->spec.steps[k].limits);
+      if (got_signal)
+        {
+          fprintf (stderr, "runcell: interrupted by signal %d after %llu jobs\n", (int)got_signal,
+                   (unsigned long long)i + 1);
+          return 128 + (int)got_signal;
+        }
+    }
+  return 0;
+}
+
+/* The last job's output and summary; the median over a --repeat run.
+ * Returns the program's exit status (128 + signal when killed). */
+static int
+exec_report (const struct exec_opts *o, const struct rc_job_result *res, uint64_t *times)
+{
+  const struct rc_step_result *r = &res->steps[0];
+  FILE *jf = stderr;
+  int code = r->exited ? r->exit_code : 128 + r->term_signal;
+  if (r->out.len)
+    fwrite (r->out.data, 1, r->out.len, stdout);
+  fflush (stdout);
+  if (r->err.len)
+    fwrite (r->err.data, 1, r->err.len, stderr);
+  if (o->result_json && (jf = fopen (o->result_json, "we")) == NULL)
+    {
+      fprintf (stderr, "runcell: --result-json %s: %s\n", o->result_json, strerror (errno));
+      jf = stderr;
+    }
+  print_summary (jf, res, code);
+  if (jf != stderr)
+    fclose (jf);
+  if (o->repeat > 1)
+    {
+      qsort (times, o->repeat, sizeof (*times), cmp_u64);
+      fprintf (stderr, "runcell: %llu jobs, median %.3f ms per job (min %.3f, max %.3f)\n",
+               (unsigned long long)o->repeat, (double)times[o->repeat / 2] / 1000.0,
+               (double)times[0] / 1000.0, (double)times[o->repeat - 1] / 1000.0);
+    }
+  return code;
+}
+
+/* Removes what exec_config's state directory holds. */
+static void
+exec_teardown (const struct rc_config *cfg, const char *state)
+{
+  rc_sandbox_host_teardown (cfg);
+  for (unsigned k = 0; k < cfg->concurrency; k++)
+    {
+      char sock[160];
+      snprintf (sock, sizeof sock, "%s/slot%u.sock", state, k);
+      (void)unlink (sock);
+    }
+  (void)rmdir (state);
+}
+
 static int
 cmd_exec (int argc, char **argv)
 {
-  struct exec_opts o = { .repeat = 1 };
+  struct exec_opts o = { .repeat = 1, .slots = 1 };
   struct rc_config cfg;
   struct rc_lang_table langs = { 0 };
   const struct rc_lang *lang = NULL;
   struct rc_sandbox *sb = NULL;
   enum rc_sandbox_mode mode;
-  struct rc_job_request jr = { 0 };
   struct rc_job job = { 0 };
   struct rc_job_result res = { 0 };
-  char cgname[64], *stdin_data = NULL;
+  char state[96] = "", *stdin_data = NULL;
   size_t stdin_len = 0;
   uint64_t *times = NULL;
   rc_err_t err = NULL;
-  int code = 125;
+  int code = 125, r;
   bool teardown = false;
 
   memset (&cfg, 0, sizeof cfg);
-  if (parse_exec (argc, argv, &o) < 0)
+  if (parse_exec (argc, argv, &o) < 0 || (o.argv[0] == NULL && o.lang == NULL))
     {
       usage (stderr);
       return 125;
     }
-  if (rc_config_load_env (&cfg, &err) < 0)
+  if (exec_config (&o, &cfg, state, sizeof state, &err) < 0)
     goto fail;
-  /* A cgroup subtree of our own: runs beside the service and the other
-   * tests without touching their slots. */
-  snprintf (cgname, sizeof cgname, "runcell-exec-%ld", (long)getpid ());
-  free (cfg.cgroup_name);
-  cfg.cgroup_name = strdup (cgname);
-  /* Only the slots up to ours: fewer cgroups to create and remove. */
-  cfg.concurrency = (unsigned)o.slot + 1;
-  /* One job in this process: a root template would be built for it alone
-   * and costs more than the root it replaces (docs/sandbox.md, "Cost per
-   * job"); RUN_ROOT_TEMPLATE in the environment still decides. */
-  if (o.repeat == 1 && !o.prestart && getenv ("RUN_ROOT_TEMPLATE") == NULL)
-    cfg.root_template = false;
-  if (o.lang)
-    {
-      if (rc_lang_table_load (&langs, &cfg, env_get, NULL, &err) < 0)
-        goto fail;
-      lang = rc_lang_find (&langs, o.lang);
-      if (lang == NULL)
-        {
-          fprintf (stderr, "runcell: unknown language '%s'\n", o.lang);
-          goto out;
-        }
-    }
-  if (o.argv[0] == NULL && lang == NULL)
-    {
-      usage (stderr);
-      goto out;
-    }
+  if (o.lang
+      && (rc_lang_table_load (&langs, &cfg, &err) < 0
+          || rc_lang_lookup (&langs, "--lang", o.lang, true, RC_LANG_NEED_TEST, &lang, &err) < 0))
+    goto fail;
   if (o.stdin_path && read_whole (o.stdin_path, &stdin_data, &stdin_len) < 0)
     {
       fprintf (stderr, "runcell: --stdin %s: %s\n", o.stdin_path, strerror (errno));
       goto out;
     }
-
-  if (lang)
-    {
-      /* The language's defaults, then what the command line says. */
-      struct rc_limits l = lang->default_limits;
-      if (o.limits.wall_ms)
-        l.wall_ms = o.limits.wall_ms;
-      if (o.limits.cpu_ms)
-        l.cpu_ms = o.limits.cpu_ms;
-      if (o.limits.idle_ms)
-        l.idle_ms = o.limits.idle_ms;
-      if (o.memory_set)
-        l.memory_bytes = o.limits.memory_bytes;
-      else if (lang->memory_max)
-        l.memory_bytes = lang->memory_max;
-      if (o.limits.pids)
-        l.pids = o.limits.pids;
-      if (o.output_set)
-        l.stream_bytes = o.limits.stream_bytes;
-      o.limits = l;
-    }
-  if (o.limits.wall_ms == 0)
-    o.limits.wall_ms = cfg.timeout_default_ms ? cfg.timeout_default_ms : 30000;
-  if (!o.output_set && o.limits.stream_bytes == 0)
-    o.limits.stream_bytes = cfg.output_max;
-
-  /* The one builder: the command as given, or the language's own. */
-  jr.kind = RC_JOB_COMMAND;
-  jr.workspace = RC_WORKSPACE_TEMPLATE;
-  jr.argv = o.argv[0] ? (const char *const *)o.argv : NULL;
-  jr.files = o.files;
-  jr.n_files = o.n_files;
-  jr.stdin_data = stdin_data;
-  jr.stdin_len = stdin_len;
-  jr.limits = o.limits;
-  jr.template_dir = o.template_dir;
-  jr.tmp_bytes = o.tmp_bytes;
-  if (rc_job_build (&job, lang, &jr, &cfg, &err) < 0)
+  if (exec_build (&o, &cfg, lang, stdin_data, stdin_len, &job, &err) < 0)
     goto fail;
-  job.spec.slot = o.slot;
-
-  if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0)
-    {
-      teardown = true;
-      goto fail;
-    }
   teardown = true;
-  if (rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
+  if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0 || rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
     goto fail;
-  /* Before the first job, as the service's master does for every slot: a
-   * process of the slot's uid outside our fresh cgroup (a live service or
-   * another runner on the same RUN_UID_BASE) gets the slot refused, so no
-   * job shares a uid with a stranger even once. */
-  if (rc_sandbox_slot_clean (sb, o.slot, &err) < 0)
-    goto fail;
-  /* --repeat: the jobs after the first run in the first one's init, as a
-   * worker's jobs do (RUN_RESIDENT_INIT); a single job gains nothing from
-   * keeping it, and --prestart measures the pre-started init alone. */
-  rc_sandbox_set_resident (sb, o.repeat > 1 && !o.prestart);
-  /* --prestart: every job runs in an init started ahead of it, as a
-   * worker's jobs do with RUN_PRESTART. */
-  if (o.prestart)
-    {
-      /* The first job's init now; each later one while the job before it
-       * runs, on the core it leaves free (its cost is in the job times). */
-      rc_sandbox_set_prestart (sb, RC_PRESTART_DURING_JOB);
-      rc_sandbox_prestart (sb);
-    }
-
+  /* Every slot's init, with a root serving the language (or the
+   * template) alone.  An init refuses to start while a process of its
+   * slot's uid exists outside the slot (a live service, another runner on
+   * the same RUN_UID_BASE), so no job shares a uid with a stranger. */
+  {
+    struct rc_lang_table one = { (struct rc_lang *)lang, lang ? 1 : 0 };
+    if (rc_sandbox_keeper_start (sb, &one, o.template_dir, &err) < 0
+        || rc_sandbox_keeper_wait_ready (sb, 30000, &err) < 0)
+      goto fail;
+  }
   times = calloc (o.repeat, sizeof (*times));
   if (times == NULL)
     goto out;
-  catch_signals ();
-  for (uint64_t i = 0; i < o.repeat; i++)
-    {
-      uint64_t t = rc_now_us ();
-      rc_job_result_free (&res);
-      if (rc_sandbox_run (sb, &job.spec, &res, &err) < 0)
-        goto fail;
-      if (rc_sandbox_slot_clean (sb, o.slot, &err) < 0)
-        goto fail;
-      times[i] = rc_now_us () - t;
-      if (got_signal)
-        {
-          fprintf (stderr, "runcell: interrupted by signal %d after %llu jobs\n", (int)got_signal,
-                   (unsigned long long)i + 1);
-          code = 128 + (int)got_signal;
-          goto out;
-        }
-    }
-
-  {
-    const struct rc_step_result *r = &res.steps[0];
-    FILE *jf = stderr;
-    if (r->out.len)
-      fwrite (r->out.data, 1, r->out.len, stdout);
-    fflush (stdout);
-    if (r->err.len)
-      fwrite (r->err.data, 1, r->err.len, stderr);
-    code = r->exited ? r->exit_code : 128 + r->term_signal;
-    if (o.result_json && (jf = fopen (o.result_json, "we")) == NULL)
-      {
-        fprintf (stderr, "runcell: --result-json %s: %s\n", o.result_json, strerror (errno));
-        jf = stderr;
-      }
-    print_summary (jf, &res, code);
-    if (jf != stderr)
-      fclose (jf);
-    if (o.repeat > 1)
-      {
-        qsort (times, o.repeat, sizeof (*times), cmp_u64);
-        fprintf (stderr, "runcell: %llu jobs, median %.3f ms per job (min %.3f, max %.3f)\n",
-                 (unsigned long long)o.repeat, (double)times[o.repeat / 2] / 1000.0,
-                 (double)times[0] / 1000.0, (double)times[o.repeat - 1] / 1000.0);
-      }
-  }
+  r = exec_repeat (sb, &o, &job, &res, times, &err);
+  if (r < 0)
+    goto fail;
+  code = r > 0 ? r : exec_report (&o, &res, times);
   goto out;
 
 fail:
@@ -462,9 +447,11 @@ fail:
 out:
   rc_error_free (&err);
   rc_job_result_free (&res);
+  if (sb)
+    rc_sandbox_end_claims (sb, true);
   rc_sandbox_close (sb);
   if (teardown)
-    rc_sandbox_host_teardown (&cfg);
+    exec_teardown (&cfg, state);
   rc_job_free (&job);
   rc_lang_table_free (&langs);
   free (stdin_data);

@@ -60,13 +60,13 @@ rc_buf_printf (struct rc_buf *b, const char *fmt, ...)
   va_end (ap);
   if (n < 0)
     return -EINVAL;
-  r = buf_reserve (b, (size_t) n);
+  r = buf_reserve (b, (size_t)n);
   if (r < 0)
     return r;
   va_start (ap, fmt);
-  vsnprintf (b->data + b->len, (size_t) n + 1, fmt, ap);
+  vsnprintf (b->data + b->len, (size_t)n + 1, fmt, ap);
   va_end (ap);
-  b->len += (size_t) n;
+  b->len += (size_t)n;
   return 0;
 }
 
@@ -89,9 +89,10 @@ rc_buf_free (struct rc_buf *b)
 const char *
 rc_outcome_name (enum rc_outcome o)
 {
-  static const char *const names[RC_OUTCOME_COUNT]
-      = { NULL, "exited", "signalled", "wall", "idle", "cpu", "memory", "output", "sandbox_failure" };
-  return (unsigned) o < RC_OUTCOME_COUNT ? names[o] : NULL;
+  static const char *const names[RC_OUTCOME_COUNT] = { NULL,     "exited", "signalled",
+                                                       "wall",   "idle",   "cpu",
+                                                       "memory", "output", "sandbox_failure" };
+  return (unsigned)o < RC_OUTCOME_COUNT ? names[o] : NULL;
 }
 
 const char *
@@ -114,20 +115,16 @@ rc_job_result_free (struct rc_job_result *res)
   res->n_steps = 0;
 }
 
-const char *
-rc_job_init_kind (const struct rc_job_result *res)
+void
+rc_step_result_explain (struct rc_step_result *r, const struct rc_limits *limits)
 {
-  if (res->resident)
-    return "resident";
-  return res->init_shared ? "shared" : "forked";
+  if (r->outcome != RC_OUTCOME_MEMORY)
+    return;
+  rc_buf_printf (&r->err, "runner: killed: memory limit (%llum) exceeded\n",
+                 (unsigned long long)(limits->memory_bytes / (1024 * 1024)));
+  if (r->thrashed)
+    rc_buf_printf (&r->err,
+                   "runner: it thrashed at the limit: its own pages were read back at %llu MiB/s"
+                   " for %u s\n",
+                   (unsigned long long)(r->thrash_rate / (1024 * 1024)), RC_THRASH_SPAN_MS / 1000);
 }
-
-const struct rc_limit_field rc_limit_fields[] = {
-  { "wallTimeMs", "RUN_MAX_WALL_MS", offsetof (struct rc_limits, wall_ms), 1 },
-  { "idleMs", "RUN_MAX_IDLE_MS", offsetof (struct rc_limits, idle_ms), 1 },
-  { "cpuMs", "RUN_MAX_CPU_MS", offsetof (struct rc_limits, cpu_ms), 1 },
-  { "memoryMb", "RUN_MAX_MEMORY_MB", offsetof (struct rc_limits, memory_bytes), 1ULL << 20 },
-  { "pids", "RUN_MAX_PIDS", offsetof (struct rc_limits, pids), 1 },
-  { "outputKb", "RUN_MAX_OUTPUT_KB", offsetof (struct rc_limits, output_bytes), 1024 },
-};
-const size_t rc_n_limit_fields = sizeof rc_limit_fields / sizeof rc_limit_fields[0];

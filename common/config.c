@@ -1,14 +1,21 @@
-/* config.c - parses runcell's environment variables once at start.
+/* config.c - the one reader of runcell's environment variables.
  *
  * Every value is validated here so that a typo refuses to start the service
  * with the variable's name, instead of surfacing later as an odd limit.
+ * The sessions API's variables and the per-language overrides are read
+ * here too; the rest of the program only reads struct rc_config.
  */
 #include <config.h>
 
 #include "common/config.h"
 #include "common/lang.h"
+#include "common/strv.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stddef.h>
 #include <errno.h>
 #include <limits.h>
@@ -21,137 +28,10 @@
 #define RC_PKGDATADIR "/usr/share/runcell"
 #endif
 
-int
-rc_parse_u64 (const char *s, uint64_t *out)
-{
-  uint64_t v = 0;
-  if (s == NULL || *s == '\0')
-    return -1;
-  for (; *s; s++)
-    {
-      unsigned d;
-      if (*s < '0' || *s > '9')
-        return -1;
-      d = (unsigned) (*s - '0');
-      if (v > (UINT64_MAX - d) / 10)
-        return -1;
-      v = v * 10 + d;
-    }
-  *out = v;
-  return 0;
-}
-
-/* Parses "<digits>[.<digits>]" followed by a unit from `units` (longest
- * suffix first); multiplies by the unit's factor. */
-struct unit
-{
-  const char *suffix;
-  uint64_t factor;
-};
-
-static int
-parse_with_units (const char *s, const struct unit *units, size_t n_units, bool unit_required,
-                  uint64_t *out)
-{
-  uint64_t whole = 0, frac = 0, frac_div = 1, factor = 1;
-  const char *p = s;
-  size_t i, digits = 0;
-  if (s == NULL)
-    return -1;
-  while (*p >= '0' && *p <= '9')
-    {
-      if (whole > (UINT64_MAX - 9) / 10)
-        return -1;
-      whole = whole * 10 + (uint64_t) (*p - '0');
-      p++;
-      digits++;
-    }
-  if (*p == '.')
-    {
-      p++;
-      while (*p >= '0' && *p <= '9')
-        {
-          if (frac_div < 1000000000ULL)
-            {
-              frac = frac * 10 + (uint64_t) (*p - '0');
-              frac_div *= 10;
-            }
-          p++;
-          digits++;
-        }
-    }
-  if (digits == 0)
-    return -1;
-  if (*p == '\0')
-    {
-      if (unit_required)
-        return -1;
-    }
-  else
-    {
-      for (i = 0; i < n_units; i++)
-        if (strcasecmp (p, units[i].suffix) == 0)
-          break;
-      if (i == n_units)
-        return -1;
-      factor = units[i].factor;
-    }
-  if (whole != 0 && factor > UINT64_MAX / whole)
-    return -1;
-  *out = whole * factor + (frac * factor) / frac_div;
-  return 0;
-}
-
-int
-rc_parse_duration_ms (const char *s, uint64_t *out_ms)
-{
-  static const struct unit units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60000 } };
-  uint64_t v;
-  if (parse_with_units (s, units, sizeof units / sizeof units[0], true, &v) < 0 || v == 0)
-    return -1;
-  *out_ms = v;
-  return 0;
-}
-
-int
-rc_parse_size (const char *s, uint64_t *out_bytes)
-{
-  static const struct unit units[] = {
-    { "k", 1ULL << 10 },  { "kb", 1ULL << 10 }, { "kib", 1ULL << 10 }, { "m", 1ULL << 20 },
-    { "mb", 1ULL << 20 }, { "mib", 1ULL << 20 }, { "g", 1ULL << 30 },  { "gb", 1ULL << 30 },
-    { "gib", 1ULL << 30 }, { "b", 1 },
-  };
-  return parse_with_units (s, units, sizeof units / sizeof units[0], false, out_bytes);
-}
-
-int
-rc_parse_bool (const char *s, bool *out)
-{
-  static const char *const yes[] = { "1", "true", "yes", "on" };
-  static const char *const no[] = { "0", "false", "no", "off" };
-  size_t i;
-  if (s == NULL)
-    return -1;
-  for (i = 0; i < 4; i++)
-    {
-      if (strcasecmp (s, yes[i]) == 0)
-        {
-          *out = true;
-          return 0;
-        }
-      if (strcasecmp (s, no[i]) == 0)
-        {
-          *out = false;
-          return 0;
-        }
-    }
-  return -1;
-}
-
 static const char *
 env_getenv (const char *name, void *userdata)
 {
-  (void) userdata;
+  (void)userdata;
   return getenv (name);
 }
 
@@ -165,8 +45,20 @@ rc_config_env_u64 (rc_getenv_fn get, void *ud, const char *name, uint64_t min, u
     return 0;
   if (rc_parse_u64 (v, &n) < 0 || n < min || n > max)
     return rc_error_set (err, 0, "%s: expected an integer from %llu to %llu, got '%s'", name,
-                         (unsigned long long) min, (unsigned long long) max, v);
+                         (unsigned long long)min, (unsigned long long)max, v);
   *out = n;
+  return 0;
+}
+
+/* rc_config_env_u64 into an unsigned field. */
+static int
+env_unsigned (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t max,
+              unsigned *out, rc_err_t *err)
+{
+  uint64_t n = *out;
+  if (rc_config_env_u64 (get, ud, name, min, max, &n, err) < 0)
+    return -1;
+  *out = (unsigned)n;
   return 0;
 }
 
@@ -184,7 +76,7 @@ rc_config_env_size (rc_getenv_fn get, void *ud, const char *name, uint64_t min, 
         return rc_error_set (err, 0,
                              "%s: expected a size of at least %llu bytes such as 1048576, 64k, "
                              "256m or 1g, got '%s'",
-                             name, (unsigned long long) min, v);
+                             name, (unsigned long long)min, v);
       return rc_error_set (err, 0, "%s: expected a size such as 1048576, 64k, 256m or 1g, got '%s'",
                            name, v);
     }
@@ -193,8 +85,7 @@ rc_config_env_size (rc_getenv_fn get, void *ud, const char *name, uint64_t min, 
 }
 
 static int
-load_bool (rc_getenv_fn get, void *ud, const char *name, bool empty_means, bool *out,
-           rc_err_t *err)
+load_bool (rc_getenv_fn get, void *ud, const char *name, bool empty_means, bool *out, rc_err_t *err)
 {
   const char *v = get (name, ud);
   if (v == NULL)
@@ -227,28 +118,12 @@ static bool
 is_env_key (const char *s, size_t len)
 {
   size_t i;
-  if (len == 0 || (!isalpha ((unsigned char) s[0]) && s[0] != '_'))
+  if (len == 0 || (!isalpha ((unsigned char)s[0]) && s[0] != '_'))
     return false;
   for (i = 0; i < len; i++)
-    if (!isalnum ((unsigned char) s[i]) && s[i] != '_')
+    if (!isalnum ((unsigned char)s[i]) && s[i] != '_')
       return false;
   return true;
-}
-
-/* Appends a copy of s[0..len) to the NULL-terminated *v. */
-static int
-strv_push (char ***v, size_t *n, const char *s, size_t len)
-{
-  char **grown = realloc (*v, (*n + 2) * sizeof **v);
-  if (grown == NULL)
-    return -1;
-  *v = grown;
-  grown[*n] = strndup (s, len);
-  if (grown[*n] == NULL)
-    return -1;
-  (*n)++;
-  grown[*n] = NULL;
-  return 0;
 }
 
 /* RUN_ENV_ALLOW: "KEY1,KEY2"; spaces around keys are tolerated. */
@@ -256,7 +131,6 @@ static int
 load_env_allow (rc_getenv_fn get, void *ud, char ***out, rc_err_t *err)
 {
   const char *v = get ("RUN_ENV_ALLOW", ud), *p;
-  size_t n = 0;
   char **list = NULL;
   *out = NULL;
   if (v == NULL)
@@ -274,13 +148,13 @@ load_env_allow (rc_getenv_fn get, void *ud, char ***out, rc_err_t *err)
       end = p;
       while (end > start && end[-1] == ' ')
         end--;
-      if (!is_env_key (start, (size_t) (end - start)))
+      if (!is_env_key (start, (size_t)(end - start)))
         {
           rc_strv_free (list);
           return rc_error_set (err, 0, "RUN_ENV_ALLOW: '%.*s' is not a valid variable name",
-                               (int) (end - start), start);
+                               (int)(end - start), start);
         }
-      if (strv_push (&list, &n, start, (size_t) (end - start)) < 0)
+      if (rc_strv_pushn (&list, start, (size_t)(end - start)) < 0)
         {
           rc_strv_free (list);
           return rc_error_set (err, ENOMEM, "RUN_ENV_ALLOW");
@@ -297,7 +171,7 @@ load_ceilings (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
   for (size_t i = 0; i < rc_n_limit_fields; i++)
     {
       const struct rc_limit_field *f = &rc_limit_fields[i];
-      uint64_t *field = (uint64_t *) ((char *) &cfg->limit_max + f->off);
+      uint64_t *field = (uint64_t *)((char *)&cfg->limit_max + f->off);
       uint64_t v = *field / f->scale;
       if (rc_config_env_u64 (get, ud, f->ceiling, 1, UINT64_MAX / f->scale, &v, err) < 0)
         return -1;
@@ -306,10 +180,220 @@ load_ceilings (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
   return 0;
 }
 
+/* The environment every job starts from, fixed at start (nothing is read
+ * from the service's environment per request): a PATH of the system's own
+ * directories (the service's would name directories of the host the job
+ * cannot see, /root/.cargo/bin and the like; a manifest's env may set
+ * another), the service's LANG (C.UTF-8 when unset), LC_ALL and TZ when
+ * set, and the RUN_ENV_ALLOW keys the service has. */
+static int
+load_job_env (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
+{
+  static const char *const copied[] = { "LC_ALL", "TZ" };
+  const char *lang = get ("LANG", ud);
+  char ***env = &cfg->job_env;
+
+  if (rc_strv_push (env, strdup ("PATH=" RC_JOB_PATH)) < 0
+      || rc_strv_push (env, rc_strdupf ("LANG=%s", lang && *lang ? lang : "C.UTF-8")) < 0)
+    return rc_error_set (err, ENOMEM, "job environment");
+  for (size_t i = 0; i < sizeof copied / sizeof copied[0]; i++)
+    {
+      const char *v = get (copied[i], ud);
+      if (v != NULL && rc_strv_push (env, rc_strdupf ("%s=%s", copied[i], v)) < 0)
+        return rc_error_set (err, ENOMEM, "job environment");
+    }
+  for (char **k = cfg->env_allow; k && *k; k++)
+    {
+      const char *v = get (*k, ud);
+      size_t klen = strlen (*k);
+      bool dup = strcmp (*k, "HOME") == 0;
+      for (char **e = *env; e && *e && !dup; e++)
+        dup = strncmp (*e, *k, klen) == 0 && (*e)[klen] == '=';
+      if (v == NULL || dup)
+        continue;
+      if (rc_strv_push (env, rc_strdupf ("%s=%s", *k, v)) < 0)
+        return rc_error_set (err, ENOMEM, "job environment");
+    }
+  return 0;
+}
+
+/* The sessions API's variables (struct rc_session_config). */
+static int
+load_sessions (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
+{
+  struct rc_session_config *sc = &cfg->sessions;
+  const char *v;
+
+  sc->quota = geteuid () == 0 ? RC_SESSION_QUOTA_TMPFS : RC_SESSION_QUOTA_NONE;
+  sc->max_sessions = 64;
+  sc->max_session_size = 104857600;
+  sc->max_session_entries = 32768;
+  sc->max_attachments = 256;
+  sc->max_output = 10485760;
+  sc->max_code = 65536;
+  sc->timeout_s = 20;
+  sc->memory = 256ULL << 20;
+  sc->pids = 128;
+  sc->nofile = 1024;
+  sc->fsize = 268435456;
+  sc->tmp_size = 64ULL << 20;
+  sc->inactivity_s = 1800;
+  sc->sweep_s = 60;
+  sc->lock_wait_s = 30;
+
+  if (rc_config_env_u64 (get, ud, "MAX_SESSIONS", 1, 1000000, &sc->max_sessions, err) < 0
+      || rc_config_env_size (get, ud, "MAX_SESSION_SIZE", 4096, &sc->max_session_size, err) < 0
+      || rc_config_env_u64 (get, ud, "MAX_SESSION_ENTRIES", 1, 1ULL << 31, &sc->max_session_entries,
+                            err)
+             < 0
+      || rc_config_env_u64 (get, ud, "MAX_RESULT_ATTACHMENTS", 0, 1000000, &sc->max_attachments,
+                            err)
+             < 0
+      || rc_config_env_size (get, ud, "MAX_OUTPUT_SIZE", 1, &sc->max_output, err) < 0
+      /* The code is one argv entry of the job: under MAX_ARG_STRLEN. */
+      || rc_config_env_u64 (get, ud, "MAX_CODE_LENGTH", 1, 120000, &sc->max_code, err) < 0
+      || rc_config_env_u64 (get, ud, "EXECUTION_TIMEOUT", 1, 86400, &sc->timeout_s, err) < 0
+      || rc_config_env_size (get, ud, "MAX_MEMORY", 16ULL << 20, &sc->memory, err) < 0
+      || rc_config_env_u64 (get, ud, "CONTAINER_PIDS_LIMIT", 8, 1000000, &sc->pids, err) < 0
+      || rc_config_env_u64 (get, ud, "CONTAINER_ULIMIT_NOFILE", 16, 1048576, &sc->nofile, err) < 0
+      || rc_config_env_size (get, ud, "CONTAINER_ULIMIT_FSIZE", 512, &sc->fsize, err) < 0
+      || rc_config_env_size (get, ud, "CONTAINER_TMPFS_SIZE", 1ULL << 20, &sc->tmp_size, err) < 0
+      || rc_config_env_u64 (get, ud, "SESSION_INACTIVITY_TIMEOUT_SECONDS", 1, 31536000,
+                            &sc->inactivity_s, err)
+             < 0
+      || rc_config_env_u64 (get, ud, "SESSION_SWEEP_INTERVAL_SECONDS", 1, 86400, &sc->sweep_s, err)
+             < 0
+      || rc_config_env_u64 (get, ud, "SESSION_LOCK_WAIT_TIMEOUT_SECONDS", 0, 3600, &sc->lock_wait_s,
+                            err)
+             < 0)
+    return -1;
+
+  v = get ("SESSION_QUOTA", ud);
+  if (v != NULL && *v != '\0')
+    {
+      if (strcasecmp (v, "tmpfs") == 0)
+        sc->quota = RC_SESSION_QUOTA_TMPFS;
+      else if (strcasecmp (v, "none") == 0)
+        sc->quota = RC_SESSION_QUOTA_NONE;
+      else
+        return rc_error_set (err, EINVAL, "SESSION_QUOTA: expected tmpfs or none, got '%s'", v);
+      sc->quota_set = true;
+    }
+  if (sc->quota == RC_SESSION_QUOTA_TMPFS && geteuid () != 0)
+    return rc_error_set (err, EPERM, "SESSION_QUOTA=tmpfs: mounting needs root");
+
+  v = get ("RUN_SESSIONS_DIR", ud);
+  if (v != NULL && *v != '\0')
+    {
+      if (v[0] != '/')
+        return rc_error_set (err, EINVAL, "RUN_SESSIONS_DIR: must be an absolute path, got '%s'",
+                             v);
+      sc->dir = strdup (v);
+    }
+  else if (asprintf (&sc->dir, "%s/sessions", cfg->state_dir) < 0)
+    sc->dir = NULL;
+  if (sc->dir == NULL)
+    return rc_error_set (err, ENOMEM, "RUN_SESSIONS_DIR");
+  return 0;
+}
+
+/* RUN_OVERLAY_PATHS_<SLUG>: "/a,/b", absolute paths. */
+static int
+parse_path_list (const char *name, const char *v, char ***out, rc_err_t *err)
+{
+  *out = calloc (1, sizeof (char *));
+  if (*out == NULL)
+    return rc_error_set (err, ENOMEM, "%s", name);
+  while (*v)
+    {
+      size_t len = strcspn (v, ",");
+      if (len > 0)
+        {
+          if (v[0] != '/')
+            return rc_error_set (err, 0, "%s: paths must be absolute, got '%.*s'", name, (int)len,
+                                 v);
+          if (rc_strv_pushn (out, v, len) < 0)
+            return rc_error_set (err, ENOMEM, "%s", name);
+        }
+      v += len;
+      if (*v == ',')
+        v++;
+    }
+  return 0;
+}
+
+static int
+load_one_override (rc_getenv_fn get, void *ud, const char *slug, struct rc_lang_override *o,
+                   rc_err_t *err)
+{
+  char upper[64], name[128];
+  const char *v;
+  size_t i;
+
+  for (i = 0; slug[i] && i + 1 < sizeof upper; i++)
+    upper[i] = (char)toupper ((unsigned char)slug[i]);
+  upper[i] = '\0';
+  snprintf (name, sizeof name, "RUN_TMP_SIZE_%s", upper);
+  if (rc_config_env_size (get, ud, name, 1ULL << 20, &o->tmp_size, err) < 0)
+    return -1;
+  snprintf (name, sizeof name, "RUN_MEM_MAX_%s", upper);
+  if (rc_config_env_size (get, ud, name, 16ULL << 20, &o->memory_bytes, err) < 0)
+    return -1;
+  snprintf (name, sizeof name, "RUN_OVERLAY_PATHS_%s", upper);
+  if ((v = get (name, ud)) != NULL && parse_path_list (name, v, &o->overlay_paths, err) < 0)
+    return -1;
+  return 0;
+}
+
+/* The per-language overrides, for every directory of RUN_LANGS_DIR that
+ * holds a manifest (a language installed later is read at the reload that
+ * makes it available). */
+static int
+load_lang_overrides (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
+{
+  DIR *d = opendir (cfg->langs_dir);
+  struct dirent *e;
+  int ret = 0;
+
+  if (d == NULL)
+    return 0; /* the language table's loader says what is wrong with it */
+  while (ret == 0 && (e = readdir (d)) != NULL)
+    {
+      struct rc_lang_override *grown, *o;
+      struct stat st;
+      if (e->d_name[0] == '.' || strlen (e->d_name) >= 48
+          || fstatat (dirfd (d), e->d_name, &st, 0) < 0 || !S_ISDIR (st.st_mode))
+        continue;
+      grown = realloc (cfg->lang_overrides, (cfg->n_lang_overrides + 1) * sizeof *grown);
+      if (grown == NULL)
+        {
+          ret = rc_error_set (err, ENOMEM, "language overrides");
+          break;
+        }
+      cfg->lang_overrides = grown;
+      o = &grown[cfg->n_lang_overrides++];
+      memset (o, 0, sizeof *o);
+      if ((o->slug = strdup (e->d_name)) == NULL)
+        ret = rc_error_set (err, ENOMEM, "language overrides");
+      else
+        ret = load_one_override (get, ud, e->d_name, o, err);
+    }
+  closedir (d);
+  return ret;
+}
+
+const struct rc_lang_override *
+rc_config_lang_override (const struct rc_config *cfg, const char *slug)
+{
+  for (size_t i = 0; i < cfg->n_lang_overrides; i++)
+    if (strcmp (cfg->lang_overrides[i].slug, slug) == 0)
+      return &cfg->lang_overrides[i];
+  return NULL;
+}
+
 int
 rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err)
 {
-  uint64_t n;
   const char *v;
 
   memset (cfg, 0, sizeof *cfg);
@@ -322,9 +406,6 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   cfg->timeout_default_ms = 30000;
   cfg->timeout_max_ms = 600000;
   cfg->pids_max = 512;
-  cfg->root_template = true;
-  cfg->init_shared_memory = true;
-  cfg->resident_init = true;
   cfg->sandbox = true;
   cfg->max_files = 64;
   cfg->limit_max.wall_ms = 300000;
@@ -334,14 +415,10 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   cfg->limit_max.pids = 1024;
   cfg->limit_max.output_bytes = 64ULL << 20;
 
-  n = cfg->concurrency;
-  if (rc_config_env_u64 (get, ud, "RUN_CONCURRENCY", 1, 1024, &n, err) < 0)
+  if (env_unsigned (get, ud, "RUN_CONCURRENCY", 1, 1024, &cfg->concurrency, err) < 0)
     goto fail;
-  cfg->concurrency = (unsigned) n;
-  n = cfg->spare_workers;
-  if (rc_config_env_u64 (get, ud, "RUN_SPARE_WORKERS", 1, 64, &n, err) < 0)
+  if (env_unsigned (get, ud, "RUN_SPARE_WORKERS", 1, 64, &cfg->spare_workers, err) < 0)
     goto fail;
-  cfg->spare_workers = (unsigned) n;
   if (rc_config_env_size (get, ud, "RUN_INPUT_MAX", 0, &cfg->input_max, err) < 0)
     goto fail;
   if (cfg->input_max == 0)
@@ -354,13 +431,11 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   /* DEBUG: the reference treats an empty value as "on". */
   if (load_bool (get, ud, "DEBUG", true, &cfg->debug, err) < 0)
     goto fail;
-  n = cfg->uid_base;
   /* Slot uids must not collide with root or system accounts and must fit
    * below the 32-bit overflow uid. */
-  if (rc_config_env_u64 (get, ud, "RUN_UID_BASE", 1000, 4000000000ULL, &n, err) < 0)
+  if (env_unsigned (get, ud, "RUN_UID_BASE", 1000, 4000000000ULL, &cfg->uid_base, err) < 0)
     goto fail;
-  cfg->uid_base = (unsigned) n;
-  if (load_env_allow (get, ud, &cfg->env_allow, err) < 0)
+  if (load_env_allow (get, ud, &cfg->env_allow, err) < 0 || load_job_env (get, ud, cfg, err) < 0)
     goto fail;
   if (rc_config_env_size (get, ud, "RUN_MEMORY_MAX", 0, &cfg->memory_max, err) < 0)
     goto fail;
@@ -372,34 +447,20 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
     goto fail;
   if (load_bool (get, ud, "ALLOW_SHUTDOWN", false, &cfg->allow_shutdown, err) < 0)
     goto fail;
-  if (load_bool (get, ud, "RUN_ROOT_TEMPLATE", true, &cfg->root_template, err) < 0)
+  if (env_unsigned (get, ud, "PORT", 1, 65535, &cfg->port, err) < 0)
     goto fail;
-  if (load_bool (get, ud, "RUN_PRESTART", false, &cfg->prestart, err) < 0)
-    goto fail;
-  if (load_bool (get, ud, "RUN_RESIDENT_INIT", true, &cfg->resident_init, err) < 0)
-    goto fail;
-  if (load_bool (get, ud, "RUN_INIT_SHARED_MEMORY", true, &cfg->init_shared_memory, err) < 0)
-    goto fail;
-  n = cfg->port;
-  if (rc_config_env_u64 (get, ud, "PORT", 1, 65535, &n, err) < 0)
-    goto fail;
-  cfg->port = (unsigned) n;
   v = get ("RUN_TIMEOUT_MAX", ud);
   if (v != NULL && rc_parse_duration_ms (v, &cfg->timeout_max_ms) < 0)
     {
       rc_error_set (err, 0, "RUN_TIMEOUT_MAX: expected a duration such as 30s or 10m, got '%s'", v);
       goto fail;
     }
-  n = cfg->pids_max;
-  if (rc_config_env_u64 (get, ud, "RUN_PIDS_MAX", 8, 1000000, &n, err) < 0)
+  if (rc_config_env_u64 (get, ud, "RUN_PIDS_MAX", 8, 1000000, &cfg->pids_max, err) < 0)
     goto fail;
-  cfg->pids_max = n;
   if (load_ceilings (get, ud, cfg, err) < 0)
     goto fail;
-  n = cfg->max_files;
-  if (rc_config_env_u64 (get, ud, "RUN_MAX_FILES", 1, 100000, &n, err) < 0)
+  if (env_unsigned (get, ud, "RUN_MAX_FILES", 1, 100000, &cfg->max_files, err) < 0)
     goto fail;
-  cfg->max_files = (unsigned) n;
   if (load_string (get, ud, "RUN_LANGS_DIR", RC_PKGDATADIR "/langs", &cfg->langs_dir, err) < 0
       || load_string (get, ud, "RUN_LISTEN", NULL, &cfg->listen, err) < 0
       || load_string (get, ud, "RUN_STATE_DIR", "/run/runcell/state", &cfg->state_dir, err) < 0
@@ -429,6 +490,8 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
           goto fail;
         }
     }
+  if (load_sessions (get, ud, cfg, err) < 0 || load_lang_overrides (get, ud, cfg, err) < 0)
+    goto fail;
   return 0;
 
 fail:
@@ -446,10 +509,18 @@ void
 rc_config_free (struct rc_config *cfg)
 {
   rc_strv_free (cfg->env_allow);
+  rc_strv_free (cfg->job_env);
   free (cfg->langs_dir);
   free (cfg->listen);
   free (cfg->state_dir);
   free (cfg->cgroup_name);
   free (cfg->languages);
+  free (cfg->sessions.dir);
+  for (size_t i = 0; i < cfg->n_lang_overrides; i++)
+    {
+      free (cfg->lang_overrides[i].slug);
+      rc_strv_free (cfg->lang_overrides[i].overlay_paths);
+    }
+  free (cfg->lang_overrides);
   memset (cfg, 0, sizeof *cfg);
 }

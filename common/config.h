@@ -1,7 +1,10 @@
-/* config.h - runcell's configuration: environment variables parsed once at
- * start.  A malformed value refuses to start with a message naming the
- * variable (rc_config_load returns < 0).  The variables and their defaults
- * are documented in docs/configuration.md and runcell.conf(5).
+/* config.h - runcell's configuration: environment variables read once, by
+ * one reader (rc_config_load), into one struct.  That covers the service's
+ * own variables, the sessions API's and the per-language overrides
+ * (RUN_*_<SLUG>); nothing reads the environment after it, and a reload
+ * (SIGHUP) is a new rc_config_load.  A malformed value refuses to start
+ * with a message naming the variable.  The variables and their defaults are
+ * documented in docs/configuration.md and runcell.conf(5).
  */
 #ifndef RUNCELL_COMMON_CONFIG_H
 #define RUNCELL_COMMON_CONFIG_H
@@ -12,48 +15,100 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The PATH every job starts with (a manifest's env may set another). */
+#define RC_JOB_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+enum rc_session_quota
+{
+  RC_SESSION_QUOTA_TMPFS = 0, /* a tmpfs per session: size= and nr_inodes= */
+  RC_SESSION_QUOTA_NONE,      /* a plain directory: limits not enforced (development) */
+};
+
+/* The sessions API (/sessions, /execute).  The variable names are those of
+ * the sessions document (../shared/reference/001_*.txt) where it applies,
+ * so an operator's existing settings keep their meaning; RUN_SESSIONS_DIR
+ * and SESSION_QUOTA are runcell's own.  Its concurrency limit is
+ * RUN_CONCURRENCY: sessions share the job slots. */
+struct rc_session_config
+{
+  char *dir;                    /* RUN_SESSIONS_DIR (<RUN_STATE_DIR>/sessions) */
+  enum rc_session_quota quota;  /* SESSION_QUOTA: tmpfs (default when root) | none */
+  bool quota_set;               /* SESSION_QUOTA given explicitly */
+  uint64_t max_sessions;        /* MAX_SESSIONS (64) */
+  uint64_t max_session_size;    /* MAX_SESSION_SIZE (104857600 bytes) */
+  uint64_t max_session_entries; /* MAX_SESSION_ENTRIES (32768 inodes) */
+  uint64_t max_attachments;     /* MAX_RESULT_ATTACHMENTS (256) */
+  uint64_t max_output;          /* MAX_OUTPUT_SIZE (10485760): truncated past it */
+  uint64_t max_code;            /* MAX_CODE_LENGTH (65536) */
+  uint64_t timeout_s;           /* EXECUTION_TIMEOUT (20 s of wall clock) */
+  uint64_t memory;              /* MAX_MEMORY (256M): the job's memory cgroup limit */
+  uint64_t pids;                /* CONTAINER_PIDS_LIMIT (128) */
+  uint64_t nofile;              /* CONTAINER_ULIMIT_NOFILE (1024): the job's RLIMIT_NOFILE */
+  uint64_t fsize;               /* CONTAINER_ULIMIT_FSIZE (268435456): the job's RLIMIT_FSIZE */
+  uint64_t tmp_size;            /* CONTAINER_TMPFS_SIZE (64m): the job's /tmp */
+  uint64_t inactivity_s;        /* SESSION_INACTIVITY_TIMEOUT_SECONDS (1800) */
+  uint64_t sweep_s;             /* SESSION_SWEEP_INTERVAL_SECONDS (60) */
+  uint64_t lock_wait_s;         /* SESSION_LOCK_WAIT_TIMEOUT_SECONDS (30) */
+};
+
+/* The operator's overrides of one language (RUN_TMP_SIZE_<SLUG>,
+ * RUN_MEM_MAX_<SLUG>, RUN_OVERLAY_PATHS_<SLUG>), read for every directory
+ * of RUN_LANGS_DIR; 0 / NULL: not set. */
+struct rc_lang_override
+{
+  char *slug;
+  uint64_t tmp_size;
+  uint64_t memory_bytes;
+  char **overlay_paths; /* NULL-terminated */
+};
+
 struct rc_config
 {
-  unsigned concurrency;     /* RUN_CONCURRENCY (10): job slots */
-  unsigned spare_workers;   /* RUN_SPARE_WORKERS (2): workers beyond the slots, for /health and 429 */
-  uint64_t input_max;       /* RUN_INPUT_MAX (1 MiB) */
-  uint64_t output_max;      /* RUN_OUTPUT_MAX (1 MiB per stream, 0 = off) */
-  bool debug;               /* DEBUG (false; empty value = true) */
-  unsigned uid_base;        /* RUN_UID_BASE (10001) */
-  char **env_allow;         /* RUN_ENV_ALLOW: extra keys, NULL-terminated */
-  uint64_t memory_max;      /* RUN_MEMORY_MAX (0): RLIMIT_AS bytes */
-  uint64_t sandbox_tmp_size;/* RUN_SANDBOX_TMP_SIZE (0 = per-language default) */
-  uint64_t sandbox_mem_max; /* RUN_SANDBOX_MEM_MAX (0 = per-language default) */
-  uint64_t memory_total_max;/* RUN_MEMORY_TOTAL_MAX (0 = auto): cap of all slots together */
-  bool allow_shutdown;      /* ALLOW_SHUTDOWN (false) */
-  bool prestart;            /* RUN_PRESTART (false): pre-started inits (sandbox/spawn.c) */
-  bool root_template;       /* RUN_ROOT_TEMPLATE (true): clone the job root (root_template.c) */
-  bool init_shared_memory;  /* RUN_INIT_SHARED_MEMORY (true): CLONE_VM init (sandbox/spawn.c) */
-  bool resident_init;       /* RUN_RESIDENT_INIT (true): keep a slot's init (sandbox/spawn.c) */
-  unsigned port;            /* PORT (4040): the nginx listen port, used by tooling */
+  unsigned concurrency;   /* RUN_CONCURRENCY (10): job slots */
+  unsigned spare_workers; /* RUN_SPARE_WORKERS (2): workers beyond the slots, for /health and 429 */
+  uint64_t input_max;     /* RUN_INPUT_MAX (1 MiB) */
+  uint64_t output_max;    /* RUN_OUTPUT_MAX (1 MiB per stream, 0 = off) */
+  bool debug;             /* DEBUG (false; empty value = true) */
+  unsigned uid_base;      /* RUN_UID_BASE (10001) */
+  char **env_allow;       /* RUN_ENV_ALLOW: extra keys, NULL-terminated */
+  char **job_env;         /* every job's environment before its language's: PATH,
+                           * LANG, LC_ALL, TZ, the RUN_ENV_ALLOW values at start */
+  uint64_t memory_max;    /* RUN_MEMORY_MAX (0): RLIMIT_AS bytes */
+  uint64_t sandbox_tmp_size;   /* RUN_SANDBOX_TMP_SIZE (0 = per-language default) */
+  uint64_t sandbox_mem_max;    /* RUN_SANDBOX_MEM_MAX (0 = per-language default): every
+                                * language's defaultLimits.memoryMb */
+  uint64_t memory_total_max;   /* RUN_MEMORY_TOTAL_MAX (0 = auto): cap of all slots together */
+  bool allow_shutdown;         /* ALLOW_SHUTDOWN (false) */
+  unsigned port;               /* PORT (4040): the nginx listen port, used by tooling */
   uint64_t timeout_default_ms; /* 30 s */
-  uint64_t timeout_max_ms;  /* RUN_TIMEOUT_MAX (10m): larger /run timeouts are 400 */
-  char *langs_dir;          /* RUN_LANGS_DIR (compiled-in pkgdatadir/langs) */
-  char *listen;             /* RUN_LISTEN: unix:/path or host:port; unset = inherited fd 0 */
-  char *state_dir;          /* RUN_STATE_DIR (/run/runcell/state): root-only, 0700 */
-  char *cgroup_name;        /* RUN_CGROUP_NAME ("runcell"): subtree below our own cgroup */
-  bool sandbox;             /* RUN_SANDBOX: "auto" (root => on), "on" (must), "off" (unsafe) */
-  bool sandbox_required;    /* RUN_SANDBOX=on */
-  uint64_t pids_max;        /* RUN_PIDS_MAX (512): cgroup pids.max per slot */
-  char *languages;          /* RUN_LANGUAGES: comma list to load (NULL = all) */
+  uint64_t timeout_max_ms;     /* RUN_TIMEOUT_MAX (10m): larger /run timeouts are 400 */
+  char *langs_dir;             /* RUN_LANGS_DIR (compiled-in pkgdatadir/langs) */
+  char *listen;                /* RUN_LISTEN: unix:/path or host:port; unset = inherited fd 0 */
+  char *state_dir;             /* RUN_STATE_DIR (/run/runcell/state): root-only, 0700 */
+  char *cgroup_name;           /* RUN_CGROUP_NAME ("runcell"): subtree below our own cgroup */
+  bool sandbox;                /* RUN_SANDBOX: "auto" (root => on), "on" (must), "off" (unsafe) */
+  bool sandbox_required;       /* RUN_SANDBOX=on */
+  uint64_t pids_max;           /* RUN_PIDS_MAX (512): cgroup pids.max per slot */
+  char *languages;             /* RUN_LANGUAGES: comma list to load (NULL = all) */
   /* Operator ceilings for /v1/execute limits (a request above one is a 400
    * naming the field): RUN_MAX_WALL_MS, RUN_MAX_IDLE_MS, RUN_MAX_CPU_MS,
    * RUN_MAX_MEMORY_MB, RUN_MAX_PIDS, RUN_MAX_OUTPUT_KB. */
   struct rc_limits limit_max;
-  unsigned max_files;       /* RUN_MAX_FILES (64): files per /v1/execute request */
+  unsigned max_files; /* RUN_MAX_FILES (64): files per /v1/execute request */
+  struct rc_session_config sessions;
+  struct rc_lang_override *lang_overrides;
+  size_t n_lang_overrides;
 };
+
+/* The operator's overrides for a slug, or NULL. */
+const struct rc_lang_override *rc_config_lang_override (const struct rc_config *cfg,
+                                                        const char *slug);
 
 /* Looks a variable up; returns NULL when unset.  Tests pass their own. */
 typedef const char *(*rc_getenv_fn) (const char *name, void *userdata);
 
 int rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *userdata, rc_err_t *err);
-/* The one reader of a numeric variable (common/config.c and the sessions'
- * configuration both use it): an unset or empty variable leaves *out as it
+/* The readers of one numeric variable: an unset or empty variable leaves *out as it
  * is; a value that does not parse or lies outside its range fails, naming
  * the variable.  rc_config_env_size takes a size with k/m/g units. */
 int rc_config_env_u64 (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t max,
@@ -64,8 +119,10 @@ int rc_config_env_size (rc_getenv_fn get, void *ud, const char *name, uint64_t m
 int rc_config_load_env (struct rc_config *cfg, rc_err_t *err);
 void rc_config_free (struct rc_config *cfg);
 
-/* Parsers shared with the API layer; all return < 0 on malformed input. */
-/* "500ms", "2s", "1m" (and "1.5s") -> milliseconds; 0 is rejected. */
+/* Parsers shared with the API layer (common/parse.c); all return < 0 on
+ * malformed input. */
+/* "500ms", "2s", "1m", "1h" (and "1.5s"; lower case only) -> milliseconds;
+ * 0 is rejected. */
 int rc_parse_duration_ms (const char *s, uint64_t *out_ms);
 /* "1048576", "64k", "256m", "1g", "1536m" (binary units) -> bytes. */
 int rc_parse_size (const char *s, uint64_t *out_bytes);

@@ -32,18 +32,23 @@ void rc_buf_free (struct rc_buf *b);
 /* 0 in any field means "no limit" except where noted. */
 struct rc_limits
 {
-  uint64_t wall_ms;       /* wall clock, monotonic */
-  uint64_t idle_ms;       /* no output and no stdin consumed for this long */
-  uint64_t cpu_ms;        /* cgroup CPU usage of the step */
-  uint64_t memory_bytes;  /* cgroup memory limit, swap off */
-  uint64_t pids;          /* cgroup pids.max */
-  uint64_t output_bytes;  /* combined stdout+stderr budget: past it, drop + truncated */
-  uint64_t stream_bytes;  /* per-stream cap: past it the step is killed, the step is killed: OUTPUT */
-  uint64_t rlimit_cpu_s;  /* RLIMIT_CPU seconds (0: none); set by rc_job_build only */
-  uint64_t rlimit_as;     /* RLIMIT_AS bytes, 0 = unset (RUN_MEMORY_MAX) */
-  uint64_t nofile;        /* RLIMIT_NOFILE: open files (0: the sandbox's 256) */
-  uint64_t fsize_bytes;   /* RLIMIT_FSIZE: largest file a write may make (0: none) */
+  uint64_t wall_ms;      /* wall clock, monotonic */
+  uint64_t idle_ms;      /* no output and no stdin consumed for this long */
+  uint64_t cpu_ms;       /* cgroup CPU usage of the step */
+  uint64_t memory_bytes; /* cgroup memory limit, swap off */
+  uint64_t pids;         /* cgroup pids.max */
+  uint64_t output_bytes; /* combined stdout+stderr budget: past it, drop + truncated */
+  uint64_t
+      stream_bytes; /* per-stream cap: past it the step is killed, the step is killed: OUTPUT */
+  uint64_t rlimit_cpu_s; /* RLIMIT_CPU seconds (0: none); set by rc_job_build only */
+  uint64_t rlimit_as;    /* RLIMIT_AS bytes, 0 = unset (RUN_MEMORY_MAX) */
+  uint64_t nofile;       /* RLIMIT_NOFILE: open files (0: the sandbox's 256) */
+  uint64_t fsize_bytes;  /* RLIMIT_FSIZE: largest file a write may make (0: none) */
 };
+
+/* In a request's asked limits (rc_limits_resolve): "no limit", where 0
+ * means "not asked". */
+#define RC_LIMIT_NONE UINT64_MAX
 
 /* How a step ended: the one verdict, decided by the sandbox in one place
  * (sandbox/supervise.c, rc_step_decide) and only rendered by the API
@@ -51,15 +56,15 @@ struct rc_limits
  * kill is WALL, not SIGNALLED). */
 enum rc_outcome
 {
-  RC_OUTCOME_NONE = 0,   /* the step did not run (an earlier step stopped the job) */
-  RC_OUTCOME_EXITED,     /* exit_code is the program's */
-  RC_OUTCOME_SIGNALLED,  /* term_signal killed it, no limit of ours */
-  RC_OUTCOME_WALL,       /* wall_ms */
-  RC_OUTCOME_IDLE,       /* idle_ms */
-  RC_OUTCOME_CPU,        /* cpu_ms, or the RLIMIT_CPU backstop (SIGXCPU) */
-  RC_OUTCOME_MEMORY,     /* the cgroup's OOM killer, or thrashing at the limit */
-  RC_OUTCOME_OUTPUT,     /* a stream went over stream_bytes */
-  RC_OUTCOME_SANDBOX,    /* the sandbox failed; the job has no result */
+  RC_OUTCOME_NONE = 0,  /* the step did not run (an earlier step stopped the job) */
+  RC_OUTCOME_EXITED,    /* exit_code is the program's */
+  RC_OUTCOME_SIGNALLED, /* term_signal killed it, no limit of ours */
+  RC_OUTCOME_WALL,      /* wall_ms */
+  RC_OUTCOME_IDLE,      /* idle_ms */
+  RC_OUTCOME_CPU,       /* cpu_ms, or the RLIMIT_CPU backstop (SIGXCPU) */
+  RC_OUTCOME_MEMORY,    /* the cgroup's OOM killer, or thrashing at the limit */
+  RC_OUTCOME_OUTPUT,    /* a stream went over stream_bytes */
+  RC_OUTCOME_SANDBOX,   /* the sandbox failed; the job has no result */
 };
 #define RC_OUTCOME_COUNT (RC_OUTCOME_SANDBOX + 1)
 /* "exited", "signalled", "wall", "idle", "cpu", "memory", "output",
@@ -124,24 +129,24 @@ struct rc_job_spec
   size_t n_files;
   const struct rc_step *steps;
   size_t n_steps;
-  const char *const *envp;   /* final environment (allowlist already applied) */
-  const char *const *overlay_paths; /* per-language copy-on-write cache dirs */
-  size_t n_overlay_paths;
-  const char *const *host_paths; /* host paths bound read-only into the job's root */
-  size_t n_host_paths;
-  uint64_t tmp_bytes;        /* size= of the per-job tmpfs (0: 64 MiB) */
-  uint64_t tmp_inodes;       /* nr_inodes= of the per-job tmpfs (0: derived) */
+  const char *const *envp; /* final environment (allowlist already applied) */
+  /* The language's slug: its cache directories get a copy-on-write
+   * overlay per job (NULL: none).  Its host paths and directory are in
+   * every slot's root (sandbox/root/root.c). */
+  const char *lang;
+  uint64_t tmp_bytes;  /* size= of the per-job tmpfs (0: 64 MiB) */
+  uint64_t tmp_inodes; /* nr_inodes= of the per-job tmpfs (0: derived) */
 };
 
 struct rc_step_result
 {
-  bool ran;          /* false if an earlier step stopped the job */
+  bool ran;                /* false if an earlier step stopped the job */
   enum rc_outcome outcome; /* the verdict */
   /* The raw wait status, whatever the verdict (a wall kill is SIGKILL). */
-  bool exited;       /* true: exit_code valid; false: killed by term_signal */
+  bool exited; /* true: exit_code valid; false: killed by term_signal */
   int exit_code;
   int term_signal;
-  bool truncated;    /* output_bytes budget exceeded, bytes dropped (not an ending) */
+  bool truncated; /* output_bytes budget exceeded, bytes dropped (not an ending) */
   struct rc_buf out;
   struct rc_buf err;
   uint64_t wall_ms;
@@ -158,14 +163,14 @@ struct rc_job_result
   struct rc_step_result *steps; /* n_steps entries, allocated by the sandbox */
   size_t n_steps;
   uint64_t setup_us; /* time from start to the first exec, for metrics/bench */
-  bool prestarted;   /* ran in an init started ahead of the job (spawn.c) */
-  bool root_cloned;  /* its root was a clone of the worker's template, not built */
-  bool init_shared;  /* its init ran on the worker's memory, not forked (spawn.c) */
-  bool resident;     /* its init had served an earlier job of the slot (spawn.c) */
 };
 void rc_job_result_free (struct rc_job_result *res);
-/* How the job's init came to be, as logs and summaries name it:
- * "resident", "shared" or "forked". */
-const char *rc_job_init_kind (const struct rc_job_result *res);
+/* The line a program's stderr gets when a limit of the sandbox ended it
+ * ("runner: killed: memory limit (64m) exceeded", and why when it
+ * thrashed), the same from every front end; appended to r->err. */
+void rc_step_result_explain (struct rc_step_result *r, const struct rc_limits *limits);
+/* How long the thrash watch lets a step re-read its pages at its limit
+ * before it ends it (sandbox/process/thrash.c). */
+#define RC_THRASH_SPAN_MS 2000
 
 #endif

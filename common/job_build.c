@@ -33,29 +33,6 @@ rc_exec_run_command_is_simple (const char *cmd)
   return true;
 }
 
-uint64_t
-rc_job_rlimit_cpu_s (const struct rc_limits *l, unsigned cpus)
-{
-  uint64_t clock_ms = l->cpu_ms ? l->cpu_ms : l->wall_ms;
-  if (clock_ms == 0)
-    return 0;
-  return (clock_ms + 999) / 1000 * (cpus ? cpus : 1) + 1;
-}
-
-/* The CPUs the job can run on: this process's affinity, which the job
- * inherits (one system call; sysconf's online count reads a sysfs file,
- * about 15 us of every request). */
-static unsigned
-usable_cpus (void)
-{
-  cpu_set_t set;
-  int n;
-  if (sched_getaffinity (0, sizeof set, &set) < 0)
-    return 1;
-  n = CPU_COUNT (&set);
-  return n > 0 ? (unsigned)n : 1;
-}
-
 /* Keeps s for the job's lifetime; NULL (and s freed) when out of memory. */
 static char *
 keep (struct rc_job *job, char *s)
@@ -74,61 +51,145 @@ keep (struct rc_job *job, char *s)
   return s;
 }
 
-static char *keepf (struct rc_job *job, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
+/* A formatted string kept for the job's lifetime. */
+#define keepf(job, ...) keep ((job), rc_strdupf (__VA_ARGS__))
+/* Appends "KEY=value" to the job's environment. */
+#define env_pushf(job, ...) rc_strv_push (&(job)->env, rc_strdupf (__VA_ARGS__))
 
-/* The one formatter behind keepf and env_pushf: a heap string or NULL. */
-static char *
-vformat (const char *fmt, va_list ap)
+/* The value of NAME (len bytes) in the job's environment, or NULL. */
+static const char *
+env_value (const struct rc_job *job, const char *name, size_t len)
 {
-  char *s = NULL;
-  return vasprintf (&s, fmt, ap) < 0 ? NULL : s;
+  for (char **e = job->env; e && *e; e++)
+    if (strncmp (*e, name, len) == 0 && (*e)[len] == '=')
+      return *e + len + 1;
+  return NULL;
 }
 
-static char *
-keepf (struct rc_job *job, const char *fmt, ...)
+static bool
+word_char (char c)
 {
-  va_list ap;
-  char *s;
-  va_start (ap, fmt);
-  s = vformat (fmt, ap);
-  va_end (ap);
-  return s ? keep (job, s) : NULL;
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+         || strchr ("_./+-=:@%,", c) != NULL;
 }
 
-static int
-env_push (char ***env, char *kv)
+/* A run command that needs no shell, as the argv it means: words of plain
+ * characters, or double-quoted words of plain characters and $NAME or
+ * ${NAME} (from the job's environment), and "$@" (the request's args,
+ * appended when the command does not name them).  NULL when the command
+ * has anything a shell would do more with (a glob, a redirection, a
+ * pipe, a builtin, an unquoted variable, ...): it then runs under sh -c.
+ * Without the shell the step's process is the program itself: one exec
+ * less (about 0.5 ms of a trivial job here), and a signal that kills the
+ * program is its own. */
+static const char **
+direct_argv (struct rc_job *job, size_t idx, const char *cmd, const char *const *args)
 {
-  size_t n = 0;
-  char **grown;
-  if (kv == NULL)
-    return -1;
-  while ((*env)[n])
-    n++;
-  grown = realloc (*env, (n + 2) * sizeof *grown);
-  if (grown == NULL)
+  size_t n_args = 0, n = 0, cap;
+  bool has_args = false;
+  const char **argv;
+  const char *p = cmd;
+
+  if (!rc_exec_run_command_is_simple (cmd))
+    return NULL;
+  while (args && args[n_args])
+    n_args++;
+  cap = strlen (cmd) / 2 + n_args + 2;
+  argv = calloc (cap, sizeof *argv);
+  if (argv == NULL)
+    return NULL;
+  for (;;)
     {
-      free (kv);
-      return -1;
+      struct rc_buf w = { 0 };
+      while (*p == ' ' || *p == '\t')
+        p++;
+      if (*p == '\0')
+        break;
+      if (strncmp (p, "\"$@\"", 4) == 0 && (p[4] == '\0' || p[4] == ' ' || p[4] == '\t'))
+        {
+          for (size_t k = 0; k < n_args; k++)
+            argv[n++] = args[k];
+          has_args = true;
+          p += 4;
+          continue;
+        }
+      while (*p && *p != ' ' && *p != '\t')
+        {
+          if (word_char (*p))
+            rc_buf_append (&w, p++, 1);
+          else if (*p == '"')
+            {
+              for (p++; *p && *p != '"';)
+                {
+                  if (*p == '$')
+                    {
+                      bool brace = p[1] == '{';
+                      const char *name = p + 1 + brace, *end = name, *v;
+                      while ((*end >= 'A' && *end <= 'Z') || (*end >= 'a' && *end <= 'z')
+                             || (*end >= '0' && *end <= '9') || *end == '_')
+                        end++;
+                      if (end == name || (brace && *end != '}'))
+                        goto shell;
+                      v = env_value (job, name, (size_t)(end - name));
+                      if (v == NULL)
+                        goto shell;
+                      rc_buf_append_str (&w, v);
+                      p = end + brace;
+                    }
+                  else if (word_char (*p) || *p == ' ')
+                    rc_buf_append (&w, p++, 1);
+                  else
+                    goto shell;
+                }
+              if (*p++ != '"')
+                goto shell;
+            }
+          else
+            goto shell;
+        }
+      if (w.data == NULL && rc_buf_append (&w, "", 0) < 0)
+        goto shell;
+      if (n + n_args + 1 >= cap || keep (job, w.data) == NULL)
+        {
+          rc_buf_free (&w);
+          goto shell;
+        }
+      argv[n++] = w.data;
+      continue;
+    shell:
+      rc_buf_free (&w);
+      free (argv);
+      return NULL;
     }
-  grown[n] = kv;
-  grown[n + 1] = NULL;
-  *env = grown;
-  return 0;
+  if (!has_args)
+    for (size_t k = 0; k < n_args; k++)
+      argv[n++] = args[k];
+  argv[n] = NULL;
+  if (n == 0)
+    {
+      free (argv);
+      return NULL;
+    }
+  job->argv[idx] = argv;
+  return argv;
 }
 
-static int env_pushf (struct rc_job *job, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
-static int
-env_pushf (struct rc_job *job, const char *fmt, ...)
+/* A recipe of several lines (a /run Makefile's), whose last command is
+ * simple: run under sh with that command exec'd, so the program is the
+ * shell's last process, not its child. */
+static const char *
+exec_last (struct rc_job *job, const char *script)
 {
-  va_list ap;
-  char *s;
-  va_start (ap, fmt);
-  s = vformat (fmt, ap);
-  va_end (ap);
-  return env_push (&job->env, s);
+  const char *tail = script, *p;
+  for (p = script; *p; p++)
+    if (*p == '\n' || (p[0] == '&' && p[1] == '&') || *p == ';')
+      tail = p + (*p == '&' ? 2 : 1);
+  while (*tail == ' ' || *tail == '\t')
+    tail++;
+  if (tail == script || strncmp (tail, "exec ", 5) == 0 || !rc_exec_run_command_is_simple (tail)
+      || strpbrk (script, "'\"\\") != NULL)
+    return script;
+  return keepf (job, "%.*sexec %s", (int)(tail - script), script, tail);
 }
 
 /* The run command as sh runs it: `exec` first when it is one program, and
@@ -139,17 +200,6 @@ run_command (struct rc_job *job, const char *run)
   bool simple = rc_exec_run_command_is_simple (run);
   bool has_args = strstr (run, "\"$@\"") != NULL;
   return keepf (job, "%s%s%s", simple ? "exec " : "", run, has_args ? "" : " \"$@\"");
-}
-
-/* Fills the limits every step has whatever its origin. */
-static void
-finish_limits (struct rc_limits *l, const struct rc_config *cfg, unsigned cpus)
-{
-  if (l->pids == 0)
-    l->pids = cfg->pids_max;
-  if (l->rlimit_as == 0)
-    l->rlimit_as = cfg->memory_max;
-  l->rlimit_cpu_s = rc_job_rlimit_cpu_s (l, cpus);
 }
 
 static const char **
@@ -216,7 +266,9 @@ build_contract (struct rc_job *job, const struct rc_lang *lang, const struct rc_
   job->spec.n_files = n;
   if (req->argv && req->argv[0])
     st->argv = req->argv;
-  else if ((st->argv = sh_argv (job, 0, lang->command, NULL, NULL, NULL)) == NULL)
+  else if ((st->argv = direct_argv (job, 0, lang->command, NULL)) == NULL
+           && (st->argv = sh_argv (job, 0, exec_last (job, lang->command), NULL, NULL, NULL))
+                  == NULL)
     return rc_error_set (err, ENOMEM, "job argv");
   job->spec.template_dir = req->template_dir ? req->template_dir : lang->dir;
   return 0;
@@ -243,19 +295,14 @@ build_execute_template (struct rc_job *job, const struct rc_lang *lang,
       struct rc_step *c = &job->steps[i++];
       if ((c->argv = sh_argv (job, 0, lang->execute_compile, "sh", NULL, NULL)) == NULL)
         return rc_error_set (err, ENOMEM, "job argv");
-      c->limits.wall_ms = RC_COMPILE_WALL_MS;
-      c->limits.cpu_ms = RC_COMPILE_CPU_MS;
-      c->limits.memory_bytes = lang->memory_max > req->limits.memory_bytes
-                                   ? lang->memory_max
-                                   : req->limits.memory_bytes;
-      c->limits.output_bytes = RC_COMPILE_OUTPUT_BYTES;
-      c->limits.nofile = req->limits.nofile;
-      c->limits.fsize_bytes = req->limits.fsize_bytes;
+      c->limits = req->limits.compile;
       c->stop_on_failure = true;
       job->has_compile = true;
     }
-  if ((run = run_command (job, lang->execute_run)) == NULL
-      || (job->steps[i].argv = sh_argv (job, i, run, "sh", NULL, req->args)) == NULL)
+  job->steps[i].argv = direct_argv (job, i, lang->execute_run, req->args);
+  if (job->steps[i].argv == NULL
+      && ((run = run_command (job, lang->execute_run)) == NULL
+          || (job->steps[i].argv = sh_argv (job, i, run, "sh", NULL, req->args)) == NULL))
     return rc_error_set (err, ENOMEM, "job argv");
   job->run_step = i;
   return 0;
@@ -295,35 +342,10 @@ build_execute_bound (struct rc_job *job, const struct rc_lang *lang,
   return 0;
 }
 
-/* The host paths of the job's root: the manifest's, and the language
- * directory when the job names its files through $RUNCELL_LANG_DIR
- * (RC_JOB_EXECUTE: the workspace is the request's files, not the
- * template, so nothing else shows that directory). */
-static int
-build_host_paths (struct rc_job *job, const struct rc_lang *lang, const struct rc_job_request *req)
-{
-  bool with_dir = req->kind == RC_JOB_EXECUTE && lang->dir != NULL;
-  size_t n = 0;
-
-  if (lang->n_host_paths == 0 && !with_dir)
-    return 0;
-  job->host_paths = calloc (lang->n_host_paths + 2, sizeof *job->host_paths);
-  if (job->host_paths == NULL)
-    return -1;
-  for (size_t i = 0; i < lang->n_host_paths; i++)
-    job->host_paths[n++] = lang->host_paths[i];
-  if (with_dir)
-    job->host_paths[n++] = lang->dir;
-  job->spec.host_paths = job->host_paths;
-  job->spec.n_host_paths = n;
-  return 0;
-}
-
 int
 rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_job_request *req,
               const struct rc_config *cfg, rc_err_t *err)
 {
-  unsigned cpus = usable_cpus ();
   struct rc_step *run;
   int r;
 
@@ -345,8 +367,9 @@ rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_jo
       if (lang->execute_run == NULL)
         return rc_error_set (err, EINVAL, "language %s has no execute command", lang->slug);
       /* The language's own files (the typescript transpiler) are named
-       * from its directory, which the job sees read-only. */
-      if (lang->dir && env_pushf (job, "RUNCELL_LANG_DIR=%s", lang->dir) < 0)
+       * from its directory, which every job sees read-only at
+       * /lang/<slug> (sandbox/root/root.c), never by its host path. */
+      if (env_pushf (job, "RUNCELL_LANG_DIR=/lang/%s", lang->slug) < 0)
         return rc_error_set (err, ENOMEM, "job env");
       r = req->workspace == RC_WORKSPACE_BIND ? build_execute_bound (job, lang, req, err)
                                               : build_execute_template (job, lang, req, err);
@@ -371,30 +394,13 @@ rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_jo
   run = &job->steps[job->run_step];
   run->stdin_data = req->stdin_data;
   run->stdin_len = req->stdin_len;
-  run->limits = req->limits;
-  if (req->kind == RC_JOB_CONTRACT)
-    {
-      if (run->limits.memory_bytes == 0)
-        run->limits.memory_bytes = lang->memory_max;
-      if (run->limits.stream_bytes == 0)
-        run->limits.stream_bytes = cfg->output_max;
-    }
-  for (size_t i = 0; i <= job->run_step; i++)
-    finish_limits (&job->steps[i].limits, cfg, cpus);
+  run->limits = req->limits.run;
 
   job->spec.steps = job->steps;
   job->spec.n_steps = job->run_step + 1;
   job->spec.envp = (const char *const *)job->env;
-  if (lang)
-    {
-      job->spec.overlay_paths = (const char *const *)lang->overlay_paths;
-      job->spec.n_overlay_paths = lang->n_overlay_paths;
-      if (build_host_paths (job, lang, req) < 0)
-        return rc_error_set (err, ENOMEM, "job host paths");
-    }
-  job->spec.tmp_bytes = req->tmp_bytes ? req->tmp_bytes
-                        : lang         ? lang->tmp_size
-                                       : cfg->sandbox_tmp_size;
+  job->spec.lang = lang ? lang->slug : NULL;
+  job->spec.tmp_bytes = req->limits.tmp_bytes;
   return 0;
 }
 
@@ -407,7 +413,6 @@ rc_job_free (struct rc_job *job)
   for (size_t i = 0; i < 2; i++)
     free (job->argv[i]);
   free (job->files);
-  free (job->host_paths);
   rc_strv_free (job->env);
   memset (job, 0, sizeof *job);
 }

@@ -1,11 +1,12 @@
-/* job_build.h - the one job builder: manifest + request + ceilings -> spec.
+/* job_build.h - the one job builder: manifest + request + limits -> spec.
  *
  * Every entry point (/run, /v1/execute, sessions, `runcell exec`) describes
  * what it was asked in an rc_job_request, and rc_job_build turns that, the
  * language's manifest (struct rc_lang) and the operator's configuration
  * (struct rc_config) into an rc_job_spec: steps with their argv and limits,
  * environment, files, tmpfs size, cache overlays.  Nothing else builds a
- * spec, so every limit, every RLIMIT and every command line has one origin.
+ * spec, so every command line has one origin; every limit has its own
+ * (common/limits.h), which the request carries resolved.
  *
  * The kinds of request:
  *   RC_JOB_CONTRACT  /run: the solution (and checker, asserts) are written
@@ -22,10 +23,10 @@
  *                    stderr merged into stdout, in one step.
  *   RC_JOB_COMMAND   `runcell exec CMD...`: argv as given (no shell).
  *
- * The job's root holds /usr and a few /etc files; the builder adds the
- * manifest's hostPaths (every kind) and, for RC_JOB_EXECUTE, whose
- * workspace is not the template, the language directory itself
- * ($RUNCELL_LANG_DIR), all bound read-only.
+ * Every slot's root holds /usr, a few /etc files, every language's
+ * hostPaths and every language directory at /lang/<slug> (the job's
+ * $RUNCELL_LANG_DIR), all read-only (sandbox/root/root.c); the spec names
+ * its language so its cache directories get their overlays.
  *
  * Args reach the run command byte-exact and in order as "$@" of
  * `sh -c RUN sh ARGS...`: the builder appends "$@" to a run command that
@@ -39,6 +40,7 @@
 #include "common/error.h"
 #include "common/job.h"
 #include "common/lang.h"
+#include "common/limits.h"
 
 enum rc_job_kind
 {
@@ -70,23 +72,12 @@ struct rc_job_request
   const char *const *argv; /* RC_JOB_COMMAND; NULL: the language's command */
   const char *stdin_data;  /* NULL: /dev/null */
   size_t stdin_len;
-  /* The run step's limits as the entry point resolved them from its request
-   * (the /v1/execute parser applies defaultLimits and the RUN_MAX_*
-   * ceilings; sessions their configuration).  The builder fills what they
-   * leave 0 where a default exists (pids: RUN_PIDS_MAX; RC_JOB_CONTRACT:
-   * memory from memoryMax, streams from RUN_OUTPUT_MAX; RLIMIT_AS from
-   * RUN_MEMORY_MAX) and derives RLIMIT_CPU. */
-  struct rc_limits limits;
+  /* The job's limits, from rc_limits_resolve: the builder only copies them
+   * into the steps. */
+  struct rc_job_limits limits;
   const char *template_dir; /* overrides the language directory (runcell exec) */
-  uint64_t tmp_bytes;       /* overrides the manifest's tmpSize when > 0 */
 };
 
-/* Compile steps get the language's memory and generous clocks of their
- * own: a compiler is trusted no more than the program (it runs in the same
- * sandbox), but its cost is the language's, not the request's. */
-#define RC_COMPILE_WALL_MS 60000
-#define RC_COMPILE_CPU_MS 60000
-#define RC_COMPILE_OUTPUT_BYTES (1u << 20)
 /* Where a bound workspace's code is staged and compiled. */
 #define RC_EXEC_STAGE_DIR "/tmp/.runcell-exec"
 
@@ -99,18 +90,10 @@ struct rc_job
   bool has_compile; /* steps[0] is a compile step */
   struct rc_file *files;
   char **env;
-  const char **host_paths; /* the language's hostPaths, then its directory */
-  char **strings;          /* owned strings the argv and files point to */
+  char **strings; /* owned strings the argv and files point to */
   size_t n_strings;
   const char **argv[2];
 };
-
-/* One RLIMIT_CPU for every step: a backstop behind the polled clocks.  It
- * counts the CPU of all a process's threads, so a runtime spinning on every
- * core must not reach it before the step's own clock (CPU, else wall)
- * fires: ceil(clock / 1 s) * online CPUs + 1 s; 0 when the step has no
- * clock. */
-uint64_t rc_job_rlimit_cpu_s (const struct rc_limits *l, unsigned cpus);
 
 /* Fills job from lang (may be NULL for RC_JOB_COMMAND), req and cfg.
  * Returns < 0 with err set (ENOMEM, or EINVAL for a request the language

@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include "common/lang.h"
+#include "common/strv.h"
 #include "common/clock.h"
 #include "common/log.h"
 
@@ -26,45 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
-void
-rc_strv_free (char **v)
-{
-  if (v == NULL)
-    return;
-  for (char **p = v; *p; p++)
-    free (*p);
-  free (v);
-}
-
-static size_t
-strv_len (char *const *v)
-{
-  size_t n = 0;
-  while (v && v[n])
-    n++;
-  return n;
-}
-
-static int
-strv_push_owned (char ***v, char *s)
-{
-  size_t n = strv_len (*v);
-  char **grown;
-  if (s == NULL)
-    return -1;
-  grown = realloc (*v, (n + 2) * sizeof **v);
-  if (grown == NULL)
-    {
-      free (s);
-      return -1;
-    }
-  grown[n] = s;
-  grown[n + 1] = NULL;
-  *v = grown;
-  return 0;
-}
-
 static const char *
 obj_string (struct json_object *o, const char *key)
 {
@@ -75,8 +37,7 @@ obj_string (struct json_object *o, const char *key)
 }
 
 static int
-dup_string_field (struct json_object *o, const char *key, bool required, char **out,
-                  rc_err_t *err)
+dup_string_field (struct json_object *o, const char *key, bool required, char **out, rc_err_t *err)
 {
   struct json_object *v;
   if (!json_object_object_get_ex (o, key, &v) || json_object_is_type (v, json_type_null))
@@ -110,7 +71,7 @@ string_array_field (struct json_object *o, const char *key, char ***out, rc_err_
       struct json_object *e = json_object_array_get_idx (v, i);
       if (!json_object_is_type (e, json_type_string))
         return rc_error_set (err, 0, "field '%s' must be an array of strings", key);
-      if (strv_push_owned (out, strdup (json_object_get_string (e))) < 0)
+      if (rc_strv_push (out, strdup (json_object_get_string (e))) < 0)
         return rc_error_set (err, ENOMEM, "%s", key);
     }
   return 0;
@@ -153,8 +114,9 @@ limits_field (struct json_object *o, struct rc_limits *l, rc_err_t *err)
       if (!json_object_object_get_ex (dl, rc_limit_fields[i].key, &v))
         continue;
       if (!json_object_is_type (v, json_type_int) || (n = json_object_get_int64 (v)) <= 0)
-        return rc_error_set (err, 0, "defaultLimits.%s must be a positive integer", rc_limit_fields[i].key);
-      *(uint64_t *) ((char *) l + rc_limit_fields[i].off) = (uint64_t) n * rc_limit_fields[i].scale;
+        return rc_error_set (err, 0, "defaultLimits.%s must be a positive integer",
+                             rc_limit_fields[i].key);
+      *(uint64_t *)((char *)l + rc_limit_fields[i].off) = (uint64_t)n * rc_limit_fields[i].scale;
     }
   return 0;
 }
@@ -184,7 +146,7 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
   tok = json_tokener_new_ex (32);
   if (tok == NULL)
     return rc_error_set (err, ENOMEM, "json tokener");
-  root = json_tokener_parse_ex (tok, json, (int) len);
+  root = json_tokener_parse_ex (tok, json, (int)len);
   if (root == NULL || json_tokener_get_error (tok) != json_tokener_success)
     {
       rc_error_set (err, 0, "invalid JSON: %s",
@@ -205,7 +167,6 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
       || string_array_field (root, "overlayPaths", &lang->overlay_paths, err) < 0
       || string_array_field (root, "hostPaths", &lang->host_paths, err) < 0
       || size_field (root, "tmpSize", 64ULL << 20, &lang->tmp_size, err) < 0
-      || size_field (root, "memoryMax", 512ULL << 20, &lang->memory_max, err) < 0
       || limits_field (root, &lang->default_limits, err) < 0)
     goto out;
   if (lang->input_dir == NULL && (lang->input_dir = strdup ("check")) == NULL)
@@ -219,14 +180,14 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
       rc_error_set (err, 0, "inputDir, solutionFile and checkerFile must be relative paths");
       goto out;
     }
-  lang->n_overlay_paths = strv_len (lang->overlay_paths);
+  lang->n_overlay_paths = rc_strv_len (lang->overlay_paths);
   for (size_t i = 0; i < lang->n_overlay_paths; i++)
     if (lang->overlay_paths[i][0] != '/')
       {
         rc_error_set (err, 0, "overlayPaths must be absolute: '%s'", lang->overlay_paths[i]);
         goto out;
       }
-  lang->n_host_paths = strv_len (lang->host_paths);
+  lang->n_host_paths = rc_strv_len (lang->host_paths);
   for (size_t i = 0; i < lang->n_host_paths; i++)
     if (lang->host_paths[i][0] != '/' || strstr (lang->host_paths[i], "/../") != NULL)
       {
@@ -266,7 +227,7 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
             goto out;
           }
         if (asprintf (&kv, "%s=%s", key, json_object_get_string (val)) < 0
-            || strv_push_owned (&lang->env, kv) < 0)
+            || rc_strv_push (&lang->env, kv) < 0)
           goto out;
       }
     }
@@ -298,12 +259,12 @@ out:
 static bool
 program_on_path (const char *prog)
 {
-  const char *path = getenv ("PATH");
+  /* The job's PATH: a toolchain is there when a job can find it (the
+   * service's own PATH may name directories no job sees). */
+  const char *path = RC_JOB_PATH;
   char buf[4096];
   if (strchr (prog, '/'))
     return access (prog, X_OK) == 0;
-  if (path == NULL)
-    path = "/usr/local/bin:/usr/bin:/bin";
   while (*path)
     {
       size_t n = strcspn (path, ":");
@@ -368,19 +329,19 @@ rc_capture_command (const char *dir, char *const argv[], unsigned timeout_ms, ch
       long elapsed;
       char chunk[4096];
       ssize_t n;
-      elapsed = (long) (rc_now_ms () - start);
-      if (elapsed >= (long) timeout_ms)
+      elapsed = (long)(rc_now_ms () - start);
+      if (elapsed >= (long)timeout_ms)
         {
           kill (-pid, SIGKILL);
           break;
         }
-      if (poll (&pfd, 1, (int) ((long) timeout_ms - elapsed)) <= 0)
+      if (poll (&pfd, 1, (int)((long)timeout_ms - elapsed)) <= 0)
         continue;
       n = read (pipefd[0], chunk, sizeof chunk);
       if (n <= 0)
         break;
       if (b.len < 65536)
-        rc_buf_append (&b, chunk, (size_t) n);
+        rc_buf_append (&b, chunk, (size_t)n);
     }
   close (pipefd[0]);
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
@@ -399,8 +360,8 @@ rc_capture_command (const char *dir, char *const argv[], unsigned timeout_ms, ch
 static int
 resolve_command (struct rc_lang *lang, rc_err_t *err)
 {
-  char *const argv[] = { (char *) "make", (char *) "-n", (char *) "-s", (char *) "--no-print-directory",
-                         (char *) "test", NULL };
+  char *const argv[] = { (char *)"make", (char *)"-n", (char *)"-s", (char *)"--no-print-directory",
+                         (char *)"test", NULL };
   char *out = NULL;
   size_t len;
   if (rc_capture_command (lang->dir, argv, 20000, &out, err) < 0)
@@ -441,7 +402,7 @@ static void
 check_requires (struct rc_lang *lang, const char *json, size_t len)
 {
   struct json_object *root = json_tokener_parse (json), *req;
-  (void) len;
+  (void)len;
   if (root == NULL)
     return;
   if (lang->available && json_object_object_get_ex (root, "requires", &req)
@@ -459,7 +420,8 @@ check_requires (struct rc_lang *lang, const char *json, size_t len)
             }
         }
     }
-  if (json_object_object_get_ex (root, "version", &req) && json_object_is_type (req, json_type_array))
+  if (json_object_object_get_ex (root, "version", &req)
+      && json_object_is_type (req, json_type_array))
     {
       rc_strv_free (lang->version_cmd);
       lang->version_cmd = NULL;
@@ -468,65 +430,31 @@ check_requires (struct rc_lang *lang, const char *json, size_t len)
   json_object_put (root);
 }
 
-static void
-upper_slug (const char *slug, char *out, size_t size)
-{
-  size_t i;
-  for (i = 0; slug[i] && i + 1 < size; i++)
-    out[i] = (char) toupper ((unsigned char) slug[i]);
-  out[i] = '\0';
-}
-
+/* The operator's overlay paths for this language (RUN_OVERLAY_PATHS_<SLUG>);
+ * its memory and tmpfs overrides are applied by rc_limits_resolve. */
 static int
-apply_overrides (struct rc_lang *lang, const struct rc_config *cfg, rc_getenv_fn get, void *ud,
-                 rc_err_t *err)
+apply_overrides (struct rc_lang *lang, const struct rc_config *cfg, rc_err_t *err)
 {
-  char upper[64], name[128];
-  const char *v;
+  const struct rc_lang_override *o = rc_config_lang_override (cfg, lang->slug);
+  char **copy;
+  size_t n = 0;
 
-  upper_slug (lang->slug, upper, sizeof upper);
-  if (cfg->sandbox_tmp_size)
-    lang->tmp_size = cfg->sandbox_tmp_size;
-  if (cfg->sandbox_mem_max)
-    lang->memory_max = cfg->sandbox_mem_max;
-  snprintf (name, sizeof name, "RUN_TMP_SIZE_%s", upper);
-  if ((v = get (name, ud)) != NULL && rc_parse_size (v, &lang->tmp_size) < 0)
-    return rc_error_set (err, 0, "%s: expected a size such as 256m, got '%s'", name, v);
-  snprintf (name, sizeof name, "RUN_MEM_MAX_%s", upper);
-  if ((v = get (name, ud)) != NULL && rc_parse_size (v, &lang->memory_max) < 0)
-    return rc_error_set (err, 0, "%s: expected a size such as 512m, got '%s'", name, v);
-  snprintf (name, sizeof name, "RUN_OVERLAY_PATHS_%s", upper);
-  if ((v = get (name, ud)) != NULL)
-    {
-      char **paths = calloc (1, sizeof (char *));
-      const char *p = v;
-      if (paths == NULL)
-        return rc_error_set (err, ENOMEM, "%s", name);
-      while (*p)
-        {
-          size_t n = strcspn (p, ",");
-          if (n > 0)
-            {
-              if (p[0] != '/')
-                {
-                  rc_strv_free (paths);
-                  return rc_error_set (err, 0, "%s: paths must be absolute, got '%.*s'", name,
-                                       (int) n, p);
-                }
-              if (strv_push_owned (&paths, strndup (p, n)) < 0)
-                {
-                  rc_strv_free (paths);
-                  return rc_error_set (err, ENOMEM, "%s", name);
-                }
-            }
-          p += n;
-          if (*p == ',')
-            p++;
-        }
-      rc_strv_free (lang->overlay_paths);
-      lang->overlay_paths = paths;
-      lang->n_overlay_paths = strv_len (paths);
-    }
+  if (o == NULL || o->overlay_paths == NULL)
+    return 0;
+  while (o->overlay_paths[n])
+    n++;
+  copy = calloc (n + 1, sizeof *copy);
+  if (copy == NULL)
+    return rc_error_set (err, ENOMEM, "overlay paths");
+  for (size_t i = 0; i < n; i++)
+    if ((copy[i] = strdup (o->overlay_paths[i])) == NULL)
+      {
+        rc_strv_free (copy);
+        return rc_error_set (err, ENOMEM, "overlay paths");
+      }
+  rc_strv_free (lang->overlay_paths);
+  lang->overlay_paths = copy;
+  lang->n_overlay_paths = n;
   return 0;
 }
 
@@ -552,12 +480,11 @@ wanted (const struct rc_config *cfg, const char *slug)
 static int
 compare_langs (const void *a, const void *b)
 {
-  return strcmp (((const struct rc_lang *) a)->slug, ((const struct rc_lang *) b)->slug);
+  return strcmp (((const struct rc_lang *)a)->slug, ((const struct rc_lang *)b)->slug);
 }
 
 int
-rc_lang_table_load (struct rc_lang_table *t, const struct rc_config *cfg, rc_getenv_fn get,
-                    void *ud, rc_err_t *err)
+rc_lang_table_load (struct rc_lang_table *t, const struct rc_config *cfg, rc_err_t *err)
 {
   DIR *d;
   struct dirent *de;
@@ -620,7 +547,7 @@ rc_lang_table_load (struct rc_lang_table *t, const struct rc_config *cfg, rc_get
         }
       check_requires (&lang, json, len);
       free (json);
-      if (apply_overrides (&lang, cfg, get, ud, err) < 0 || resolve_command (&lang, err) < 0)
+      if (apply_overrides (&lang, cfg, err) < 0 || resolve_command (&lang, err) < 0)
         {
           rc_lang_free (&lang);
           goto fail;
@@ -662,6 +589,31 @@ rc_lang_find (const struct rc_lang_table *t, const char *name)
   return NULL;
 }
 
+int
+rc_lang_lookup (const struct rc_lang_table *t, const char *field, const char *name, bool aliases,
+                enum rc_lang_need need, const struct rc_lang **out, rc_err_t *err)
+{
+  const struct rc_lang *l = NULL;
+
+  *out = NULL;
+  if (aliases)
+    l = rc_lang_find (t, name);
+  else
+    for (size_t i = 0; i < t->n && l == NULL; i++)
+      if (strcmp (t->langs[i].slug, name) == 0)
+        l = &t->langs[i];
+  if (l == NULL)
+    return rc_error_http (err, 400, "unsupported %s \"%.64s\"", field, name);
+  if (!l->available)
+    return rc_error_http (err, 501, "language \"%s\" is not installed on this host%s%s", l->slug,
+                          l->unavailable_reason ? ": " : "",
+                          l->unavailable_reason ? l->unavailable_reason : "");
+  if (need == RC_LANG_NEED_EXECUTE && l->execute_run == NULL)
+    return rc_error_http (err, 501, "language \"%s\" has no execute command on this host", l->slug);
+  *out = l;
+  return 0;
+}
+
 void
 rc_lang_free (struct rc_lang *lang)
 {
@@ -694,42 +646,16 @@ rc_lang_table_free (struct rc_lang_table *t)
   t->n = 0;
 }
 
-static bool
-env_key_is (const char *kv, const char *key)
-{
-  size_t n = strlen (key);
-  return strncmp (kv, key, n) == 0 && kv[n] == '=';
-}
-
 char **
 rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang)
 {
-  static const char *const base[] = { "PATH", "LANG", "LC_ALL", "TZ" };
   char **env = calloc (1, sizeof (char *));
   size_t i;
   if (env == NULL)
     return NULL;
-  for (i = 0; i < sizeof base / sizeof base[0]; i++)
-    {
-      const char *v = getenv (base[i]);
-      char *kv = NULL;
-      if (v == NULL && strcmp (base[i], "PATH") == 0)
-        v = "/usr/local/bin:/usr/bin:/bin";
-      if (v != NULL && (asprintf (&kv, "%s=%s", base[i], v) < 0 || strv_push_owned (&env, kv) < 0))
-        goto fail;
-    }
-  for (char **k = cfg->env_allow; k && *k; k++)
-    {
-      const char *v = getenv (*k);
-      char *kv = NULL;
-      bool dup = strcmp (*k, "HOME") == 0;
-      for (i = 0; env[i] && !dup; i++)
-        dup = env_key_is (env[i], *k);
-      if (v == NULL || dup)
-        continue;
-      if (asprintf (&kv, "%s=%s", *k, v) < 0 || strv_push_owned (&env, kv) < 0)
-        goto fail;
-    }
+  for (char **kv = cfg->job_env; kv && *kv; kv++)
+    if (rc_strv_push (&env, strdup (*kv)) < 0)
+      goto fail;
   for (char **kv = lang ? lang->env : NULL; kv && *kv; kv++)
     {
       /* A language's own variables (GOCACHE, ...) override the service's. */
@@ -744,10 +670,10 @@ rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang)
             env[i] = copy;
             break;
           }
-      if (env[i] == NULL && strv_push_owned (&env, strdup (*kv)) < 0)
+      if (env[i] == NULL && rc_strv_push (&env, strdup (*kv)) < 0)
         goto fail;
     }
-  if (strv_push_owned (&env, strdup ("HOME=/sandbox")) < 0)
+  if (rc_strv_push (&env, strdup ("HOME=/sandbox")) < 0)
     goto fail;
   return env;
 

@@ -2,7 +2,7 @@
  *
  * langs/ is data: a directory per language with a Makefile whose `test`
  * target runs a job, the runner/checker files, and a manifest.  The loader
- * reads the manifests, applies the RUN_*_<SLUG> overrides, and resolves each
+ * reads the manifests, applies RUN_OVERLAY_PATHS_<SLUG>, and resolves each
  * language's command once with `make -n -s test` so requests never run make.
  *
  * manifest.json fields:
@@ -13,13 +13,15 @@
  *   checkerFile     "checker.cpp" or null
  *   checkerRequired true/false
  *   tmpSize         "256m"       per-job tmpfs size=
- *   memoryMax       "512m"       cgroup memory.max
  *   overlayPaths    ["/opt/go/cache", ...]   copy-on-write cache dirs
  *   hostPaths       ["/etc/mono", ...]       host paths outside /usr the job needs
  *   env             {"GOCACHE": "/opt/go/cache"}   always set for the job
  *   requires        ["python3"]  programs that must be on PATH, else unavailable
  *   version         ["python3", "--version"]   prints the toolchain version
  *   defaultLimits   {wallTimeMs, idleMs, cpuMs, memoryMb, pids, outputKb}
+ *                   (memoryMb is the language's memory: /run's cgroup limit
+ *                   and a compile step's too; rc_limits_resolve applies
+ *                   the operator's overrides)
  *   execute         {"compile": "...sh...", "run": "...sh...", "main": "main.py"}
  *                   (optional: how /v1/execute and sessions compile and run
  *                   files; rc_job_build turns them into steps).  Run as
@@ -40,6 +42,7 @@
 #include "common/config.h"
 #include "common/error.h"
 #include "common/job.h"
+#include "common/strv.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,27 +51,26 @@
 struct rc_lang
 {
   char *slug;
-  char **aliases;          /* NULL-terminated */
-  char *dir;               /* absolute path of langs/<slug> */
-  char *input_dir;         /* "check" or "lib" */
+  char **aliases;  /* NULL-terminated */
+  char *dir;       /* absolute path of langs/<slug> */
+  char *input_dir; /* "check" or "lib" */
   char *solution_file;
-  char *checker_file;      /* NULL when the language has none */
+  char *checker_file; /* NULL when the language has none */
   bool checker_required;
-  char *command;           /* resolved `make -n -s test`, run with sh -c */
-  uint64_t tmp_size;       /* after RUN_TMP_SIZE_<SLUG> / RUN_SANDBOX_TMP_SIZE */
-  uint64_t memory_max;     /* after RUN_MEM_MAX_<SLUG> / RUN_SANDBOX_MEM_MAX */
-  char **overlay_paths;    /* after RUN_OVERLAY_PATHS_<SLUG>; NULL-terminated */
+  char *command;        /* resolved `make -n -s test`, run with sh -c */
+  uint64_t tmp_size;    /* the manifest's (rc_limits_resolve applies overrides) */
+  char **overlay_paths; /* after RUN_OVERLAY_PATHS_<SLUG>; NULL-terminated */
   size_t n_overlay_paths;
-  char **host_paths;       /* bound read-only into the job's root; NULL-terminated */
+  char **host_paths; /* bound read-only into the job's root; NULL-terminated */
   size_t n_host_paths;
-  char **env;              /* "KEY=value", NULL-terminated */
+  char **env; /* "KEY=value", NULL-terminated */
   struct rc_limits default_limits;
-  char *version;           /* first line printed by the version command, or NULL */
-  char **version_cmd;      /* manifest "version" argv, NULL-terminated, may be NULL */
-  char *execute_compile;   /* optional sh command for /v1/execute */
+  char *version;         /* first line printed by the version command, or NULL */
+  char **version_cmd;    /* manifest "version" argv, NULL-terminated, may be NULL */
+  char *execute_compile; /* optional sh command for /v1/execute */
   char *execute_run;
-  char *execute_main;      /* default entry file name, may be NULL */
-  bool available;          /* toolchain present */
+  char *execute_main; /* default entry file name, may be NULL */
+  bool available;     /* toolchain present */
   char *unavailable_reason;
 };
 
@@ -79,21 +81,34 @@ struct rc_lang_table
 };
 
 /* Loads every langs_dir/<slug>/manifest.json (or only cfg->languages). */
-int rc_lang_table_load (struct rc_lang_table *t, const struct rc_config *cfg, rc_getenv_fn get,
-                        void *userdata, rc_err_t *err);
+int rc_lang_table_load (struct rc_lang_table *t, const struct rc_config *cfg, rc_err_t *err);
 /* Parses one manifest from a string (unit tests); dir may be NULL. */
 int rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, const char *dir,
                             rc_err_t *err);
 const struct rc_lang *rc_lang_find (const struct rc_lang_table *t, const char *slug_or_alias);
+
+/* What an API needs of a language. */
+enum rc_lang_need
+{
+  RC_LANG_NEED_TEST,    /* /run: its `make test` command */
+  RC_LANG_NEED_EXECUTE, /* the /v1 API and sessions: its "execute" commands */
+};
+/* The one lookup of a request's language, with the one wording of its
+ * errors: 400 `unsupported <field> "<name>"` (field: the request's own
+ * name for it, "lang_slug" or "language"), 501 `language "<slug>" is not
+ * installed on this host` (and the manifest's reason), 501 when the
+ * language has no "execute" commands.  /run takes slugs only (aliases is
+ * false); the other APIs take aliases too. */
+int rc_lang_lookup (const struct rc_lang_table *t, const char *field, const char *name,
+                    bool aliases, enum rc_lang_need need, const struct rc_lang **out,
+                    rc_err_t *err);
 void rc_lang_table_free (struct rc_lang_table *t);
 void rc_lang_free (struct rc_lang *lang);
 
-/* Builds the job environment: PATH, LANG, LC_ALL, TZ and the RUN_ENV_ALLOW
- * keys taken from the service environment, the language's env, then
- * HOME=/sandbox.  Returns a NULL-terminated array the caller frees with
+/* Builds the job environment: cfg->job_env (fixed at start), the
+ * language's env, then HOME=/sandbox.  Returns a NULL-terminated array the caller frees with
  * rc_strv_free. */
 char **rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang);
-void rc_strv_free (char **v);
 
 /* Runs argv in dir (stdin /dev/null, stderr discarded) and returns what it
  * printed on stdout (at most 64 KiB) when it exits 0 within timeout_ms. */

@@ -5,8 +5,12 @@
 #include "common/json_out.h"
 #include "common/log.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 const char *
@@ -49,8 +53,9 @@ rc_http_reason (int status)
     }
 }
 
-void
-rc_http_error (struct rc_http_response *res, int status, const char *msg)
+/* Writes {"error": msg} under status. */
+static void
+write_error (struct rc_http_response *res, int status, const char *msg)
 {
   res->status = status;
   res->content_type = "application/json";
@@ -58,6 +63,29 @@ rc_http_error (struct rc_http_response *res, int status, const char *msg)
   rc_buf_append_str (&res->body, "{\"error\":");
   rc_json_cstring (&res->body, msg);
   rc_buf_append_str (&res->body, "}");
+}
+
+void
+rc_http_error_from (struct rc_http_response *res, rc_err_t *err, const char *event)
+{
+  if (err != NULL && *err != NULL && (*err)->http_status != 0)
+    write_error (res, (*err)->http_status, (*err)->msg ? (*err)->msg : "bad request");
+  else
+    {
+      rc_log (RC_LOG_ERROR, event ? event : "internal", "%s",
+              err != NULL && *err != NULL ? rc_error_text (*err) : "failed (no detail)");
+      write_error (res, 500, "internal");
+    }
+  if (err != NULL)
+    rc_error_free (err);
+}
+
+void
+rc_http_error (struct rc_http_response *res, int status, const char *msg)
+{
+  rc_err_t err = NULL;
+  rc_error_http (&err, status, "%s", msg);
+  rc_http_error_from (res, &err, NULL);
 }
 
 void
@@ -72,17 +100,151 @@ rc_http_errorf (struct rc_http_response *res, int status, const char *fmt, ...)
 }
 
 void
-rc_http_error_from (struct rc_http_response *res, rc_err_t *err, const char *event)
+rc_http_internal (struct rc_http_response *res, const char *event, const char *fmt, ...)
 {
-  if (err != NULL && *err != NULL && (*err)->http_status != 0)
-    rc_http_error (res, (*err)->http_status, (*err)->msg ? (*err)->msg : "bad request");
-  else
+  rc_err_t err = NULL;
+  char msg[512];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  rc_error_set (&err, 0, "%s", msg);
+  rc_http_error_from (res, &err, event);
+}
+
+int
+rc_http_format_head (const struct rc_http_response *res, bool streamed, char *buf, size_t size)
+{
+  /* Formatted with the C library into the caller's buffer (no allocation
+   * per request): libfcgi's FCGX_FPrintF does not know the z length
+   * modifier.  The variable parts are bounded (a status, a reason, our own
+   * content types and Allow lists, a request id), so 1 KiB holds them. */
+  char length[48] = "", retry[40] = "", rid[96] = "";
+  int n;
+  if (!streamed)
+    snprintf (length, sizeof length, "Content-Length: %zu\r\n", res->body.len);
+  if (res->retry_after_s > 0 || res->status == 429)
+    snprintf (retry, sizeof retry, "Retry-After: %d\r\n",
+              res->retry_after_s > 0 ? res->retry_after_s : 1);
+  if (res->request_id && strlen (res->request_id) < 64 && strpbrk (res->request_id, "\r\n") == NULL)
+    snprintf (rid, sizeof rid, "X-Request-Id: %s\r\n", res->request_id);
+  n = snprintf (buf, size,
+                "Status: %d %s\r\nContent-Type: %s\r\n%s%s%s%s%s%s"
+                "Cache-Control: no-store\r\n\r\n",
+                res->status, rc_http_reason (res->status),
+                res->content_type ? res->content_type : "application/json", length,
+                res->allow ? "Allow: " : "", res->allow ? res->allow : "", res->allow ? "\r\n" : "",
+                retry, rid);
+  if (streamed && n > 0 && (size_t)n < size)
     {
-      rc_log (RC_LOG_ERROR, event, "%s",
-              err != NULL && *err != NULL ? rc_error_text (*err) : "failed (no detail)");
-      rc_http_error (res, 500, "internal");
+      /* nginx passes a FastCGI stream on as it comes only when told. */
+      static const char accel[] = "X-Accel-Buffering: no\r\n\r\n";
+      if ((size_t)n - 2 + sizeof accel > size)
+        return -1;
+      memcpy (buf + n - 2, accel, sizeof accel);
+      n += (int)sizeof accel - 3;
     }
-  rc_error_free (err);
+  return n < 0 || (size_t)n >= size ? -1 : n;
+}
+
+int
+rc_http_stream_begin (struct rc_http_response *res, int status, const char *content_type)
+{
+  char head[1024];
+  int n;
+  if (res->stream == NULL)
+    {
+      errno = ENOTSUP;
+      return -1;
+    }
+  res->status = status;
+  res->content_type = content_type;
+  n = rc_http_format_head (res, true, head, sizeof head);
+  if (n < 0)
+    {
+      errno = EOVERFLOW;
+      return -1;
+    }
+  res->streamed = true;
+  return res->stream->write (res->stream->ctx, head, (size_t)n);
+}
+
+int
+rc_http_stream_write (struct rc_http_response *res, const void *data, size_t len)
+{
+  if (res->stream == NULL || !res->streamed)
+    {
+      errno = ENOTSUP;
+      return -1;
+    }
+  return res->stream->write (res->stream->ctx, data, len);
+}
+
+int
+rc_http_sse (struct rc_http_response *res, uint64_t id, const char *event, const char *data,
+             size_t len)
+{
+  struct rc_buf b = { 0 };
+  int r;
+  if (id)
+    rc_buf_printf (&b, "id: %" PRIu64 "\n", id);
+  rc_buf_printf (&b, "event: %s\ndata: ", event);
+  rc_buf_append (&b, data, len);
+  rc_buf_append (&b, "\n\n", 2);
+  r = b.data ? rc_http_stream_write (res, b.data, b.len) : -1;
+  rc_buf_free (&b);
+  return r;
+}
+
+bool
+rc_http_stream_gone (const struct rc_http_response *res)
+{
+  struct pollfd p;
+  if (res->stream == NULL || res->stream->fd < 0)
+    return false;
+  p.fd = res->stream->fd;
+  p.events = POLLIN;
+  p.revents = 0;
+  /* The web server sends nothing more on a request's connection once it
+   * has the body: anything readable is its end (FCGI_ABORT_REQUEST, or
+   * the close). */
+  return poll (&p, 1, 0) > 0;
+}
+
+static int
+hex_value (char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+int
+rc_http_percent_decode (const char *in, size_t len, char *out, size_t size)
+{
+  size_t o = 0;
+  for (size_t i = 0; i < len; i++)
+    {
+      char c = in[i];
+      if (c == '%')
+        {
+          int hi = i + 2 < len ? hex_value (in[i + 1]) : -1;
+          int lo = i + 2 < len ? hex_value (in[i + 2]) : -1;
+          if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+            return -1;
+          c = (char)(hi * 16 + lo);
+          i += 2;
+        }
+      if (o + 1 >= size)
+        return -1;
+      out[o++] = c;
+    }
+  out[o] = '\0';
+  return 0;
 }
 
 bool

@@ -15,9 +15,7 @@
 #include "common/log.h"
 #include "fcgi/master.h"
 #include "fcgi/metrics.h"
-#include "fcgi/sessions/session_config.h"
 #include "fcgi/sessions/sessions.h"
-#include "fcgi/slots.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/session_workspace.h"
 
@@ -31,13 +29,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char *
-getenv_cb (const char *name, void *ud)
-{
-  (void) ud;
-  return getenv (name);
-}
 
 static void
 usage (FILE *out)
@@ -100,7 +91,6 @@ main (int argc, char **argv)
   struct rc_lang_table langs;
   struct rc_worker_ctx ctx;
   enum rc_sandbox_mode mode;
-  static struct rc_session_config session_cfg;
   rc_err_t err = NULL;
   const char *listen_override = NULL;
   int i, ret;
@@ -136,7 +126,7 @@ main (int argc, char **argv)
       cfg.listen = strdup (listen_override);
     }
   rc_log_set_debug (cfg.debug);
-  if (rc_lang_table_load (&langs, &cfg, getenv_cb, NULL, &err) < 0)
+  if (rc_lang_table_load (&langs, &cfg, &err) < 0)
     {
       fprintf (stderr, "runcell-fcgi: languages: %s\n", rc_error_text (err));
       return 78;
@@ -149,12 +139,9 @@ main (int argc, char **argv)
       fprintf (stderr, "runcell-fcgi: sandbox: %s\n", rc_error_text (err));
       return 71;
     }
-  if (rc_session_config_load (&session_cfg, &err) < 0)
-    {
-      fprintf (stderr, "runcell-fcgi: configuration: %s\n", rc_error_text (err));
-      rc_sandbox_host_teardown (&cfg);
-      return 78;
-    }
+  if (cfg.sessions.quota == RC_SESSION_QUOTA_NONE)
+    rc_log (RC_LOG_WARN, "sessions_unbounded",
+            "SESSION_QUOTA=none: MAX_SESSION_SIZE and MAX_SESSION_ENTRIES are not enforced");
   /* Sessions' tmpfs mounts live in a private mount namespace of the
    * service, so they vanish with it even after SIGKILL. */
   if (rc_sessions_host_setup (&cfg, &err) < 0)
@@ -166,7 +153,7 @@ main (int argc, char **argv)
   if (mode == RC_SANDBOX_UNSANDBOXED)
     rc_log (RC_LOG_WARN, "unsandboxed",
             "running WITHOUT the sandbox (not root or RUN_SANDBOX=off): unsafe, development only");
-  if (rc_slots_create (cfg.concurrency) < 0 || rc_metrics_create (&langs) < 0)
+  if (rc_metrics_create (&langs) < 0)
     {
       fprintf (stderr, "runcell-fcgi: slot table: %s\n", strerror (errno));
       rc_sandbox_host_teardown (&cfg);

@@ -5,8 +5,10 @@
  * between a check and the wait.  Dead workers are reaped with
  * waitpid(-1, WNOHANG) in a loop and respawned, at most RESPAWN_BURST times
  * per RESPAWN_WINDOW_S (a worker that dies at start must not turn the master
- * into a fork loop).  A slot held by a dead worker is cleaned (cgroup kill)
- * before it is released.  On SIGTERM the master stops respawning, passes
+ * into a fork loop).  The master is also the slots' keeper: it starts every
+ * slot's init before the workers (sandbox/slot/keeper.c), reaps them with
+ * the workers, restarts a slot whose init died, and ends the claims a dead
+ * worker held (its slots' inits then clear its jobs away).  On SIGTERM the master stops respawning, passes
  * SIGTERM on, lets jobs in flight finish, and escalates to SIGKILL only after
  * the longest job could have ended.
  */
@@ -17,7 +19,6 @@
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
-#include "fcgi/slots.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -45,45 +46,18 @@ on_signal (int sig)
 }
 
 static pid_t
-spawn_worker (const struct rc_worker_ctx *proto, unsigned index, const int *listen_waits)
+spawn_worker (const struct rc_worker_ctx *proto, unsigned index)
 {
   pid_t pid = fork ();
   if (pid == 0)
     {
       struct rc_worker_ctx ctx = *proto;
       ctx.index = index;
-      ctx.listen_wait = listen_waits[index];
       rc_worker_main (&ctx);
     }
   if (pid < 0)
     rc_log (RC_LOG_ERROR, "fork_failed", "worker %u: fork: %s", index, strerror (errno));
   return pid;
-}
-
-/* Cleans every slot owned by `owner` (a dead worker, or -1 for the
- * quarantined ones) and frees it when the sandbox confirms it empty. */
-static void
-reclaim_slots (struct rc_sandbox *sb, pid_t owner)
-{
-  for (unsigned i = 0; i < rc_slots_count (); i++)
-    {
-      rc_err_t err = NULL;
-      if (rc_slot_owner ((int) i) != owner)
-        continue;
-      if (!rc_slot_take_from ((int) i, owner, getpid ()))
-        continue;
-      if (rc_sandbox_slot_clean (sb, (int) i, &err) < 0)
-        {
-          rc_log (RC_LOG_ERROR, "slot_quarantined", "slot %u: %s", i, rc_error_text (err));
-          rc_error_free (&err);
-          rc_slot_quarantine ((int) i);
-          continue;
-        }
-      if (owner > 0)
-        rc_log (RC_LOG_WARN, "slot_reclaimed", "slot %u of dead worker %ld cleaned", i,
-                (long) owner);
-      rc_slot_release ((int) i);
-    }
 }
 
 int
@@ -92,29 +66,22 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
   struct sigaction sa;
   sigset_t block, empty;
   pid_t *pids = calloc (n_workers, sizeof *pids);
-  int *listen_waits = malloc (n_workers * sizeof *listen_waits);
   time_t window_start = rc_now_s (), drain_deadline = 0, next_sweep = 0;
   unsigned respawns = 0, alive = 0, i;
   struct rc_sandbox *sb = NULL;
   rc_err_t err = NULL;
   struct itimerval tick = { { 0, 200000 }, { 0, 200000 } };
 
-  if (pids == NULL || listen_waits == NULL)
-    {
-      free (pids);
-      free (listen_waits);
-      return -1;
-    }
-  /* In worker order, before any fork: the order in which idle workers
-   * are offered connections (worker.c, rc_worker_listen_wait_open). */
-  for (i = 0; i < n_workers; i++)
-    listen_waits[i] = rc_worker_listen_wait_open (proto->listen_fd);
-  if (rc_sandbox_open (&sb, proto->cfg, proto->mode, &err) < 0)
+  if (pids == NULL)
+    return -1;
+  /* The slot table and every slot's init, before any worker exists. */
+  if (rc_sandbox_open (&sb, proto->cfg, proto->mode, &err) < 0
+      || rc_sandbox_keeper_start (sb, proto->langs, NULL, &err) < 0)
     {
       rc_log (RC_LOG_ERROR, "start_failed", "%s", rc_error_text (err));
       rc_error_free (&err);
+      rc_sandbox_close (sb);
       free (pids);
-      free (listen_waits);
       return -1;
     }
   sigemptyset (&block);
@@ -134,9 +101,9 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
   sigaction (SIGHUP, &sa, NULL);
 
   for (i = 0; i < n_workers; i++)
-    if ((pids[i] = spawn_worker (proto, i, listen_waits)) > 0)
+    if ((pids[i] = spawn_worker (proto, i)) > 0)
       alive++;
-  rc_log (RC_LOG_INFO, "started", "%u workers for %u slots", n_workers, rc_slots_count ());
+  rc_log (RC_LOG_INFO, "started", "%u workers for %u slots", n_workers, rc_slot_table_size ());
   setitimer (ITIMER_REAL, &tick, NULL);
   sigemptyset (&empty);
 
@@ -158,14 +125,16 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
           got_chld = 0;
           while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
             {
+              if (rc_sandbox_keeper_reaped (sb, pid, status))
+                continue; /* a slot's init: restarted by the next tick */
               for (i = 0; i < n_workers && pids[i] != pid; i++)
                 ;
               if (i == n_workers)
                 continue;
               pids[i] = 0;
               alive--;
-              reclaim_slots (sb, pid);
-              rc_slots_forget_residents (pid);
+              /* Its claims end: their inits clear its jobs away. */
+              rc_sandbox_keeper_tick (sb, pid);
               if (drain_deadline)
                 continue;
               rc_log (RC_LOG_WARN, "worker_exited", "worker %u (pid %ld) exited with status %d",
@@ -179,14 +148,14 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
                 continue; /* retried on a later tick */
               respawns++;
               rc_metrics_count_worker_restart ();
-              if ((pids[i] = spawn_worker (proto, i, listen_waits)) > 0)
+              if ((pids[i] = spawn_worker (proto, i)) > 0)
                 alive++;
             }
         }
       if (got_alarm)
         {
           got_alarm = 0;
-          reclaim_slots (sb, RC_SLOT_QUARANTINED);
+          rc_sandbox_keeper_tick (sb, 0);
           if (!drain_deadline && rc_now_s () >= next_sweep)
             {
               rc_sessions_sweep (proto->cfg);
@@ -197,7 +166,7 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
               if (pids[i] == 0 && respawns < RESPAWN_BURST)
                 {
                   respawns++;
-                  if ((pids[i] = spawn_worker (proto, i, listen_waits)) > 0)
+                  if ((pids[i] = spawn_worker (proto, i)) > 0)
                     alive++;
                 }
         }
@@ -214,13 +183,9 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
     }
   tick.it_value.tv_usec = tick.it_interval.tv_usec = 0;
   setitimer (ITIMER_REAL, &tick, NULL);
-  reclaim_slots (sb, RC_SLOT_QUARANTINED);
+  rc_sandbox_keeper_stop (sb);
   rc_sandbox_close (sb);
   free (pids);
-  for (i = 0; i < n_workers; i++)
-    if (listen_waits[i] >= 0)
-      close (listen_waits[i]);
-  free (listen_waits);
   rc_log (RC_LOG_INFO, "stopped", "all workers exited");
   return 0;
 }

@@ -4,7 +4,7 @@
 
 #include "fcgi/worker.h"
 
-/* Forks the workers, reaps and respawns them, sweeps quarantined slots, and
+/* Starts the slots' inits, forks the workers, reaps and respawns both, and
  * on SIGTERM/SIGINT drains (in-flight jobs finish) and returns 0. */
 int rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers);
 

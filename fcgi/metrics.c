@@ -39,6 +39,7 @@ struct metrics
   _Atomic uint64_t clock_kills[RC_OUTCOME_COUNT];
   _Atomic uint64_t sandbox_failures;
   _Atomic uint64_t worker_restarts;
+  _Atomic uint64_t busy_rejections;
 };
 
 static struct metrics *m;
@@ -148,9 +149,15 @@ render_histogram (struct rc_buf *out, const char *name, const char *help, struct
 }
 
 void
-rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots,
-                   uint64_t busy_rejections)
+rc_metrics_count_rejection (void)
 {
+  atomic_fetch_add_explicit (&m->busy_rejections, 1, memory_order_relaxed);
+}
+
+void
+rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots)
+{
+  uint64_t busy_rejections = atomic_load (&m->busy_rejections);
   if (m == NULL)
     return;
   rc_buf_append_str (out, "# HELP runcell_jobs_total Requests that reached a handler, by "

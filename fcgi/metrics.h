@@ -22,7 +22,7 @@ void rc_metrics_count_oom (void);
 void rc_metrics_count_clock_kill (enum rc_outcome kind);
 void rc_metrics_count_sandbox_failure (void);
 void rc_metrics_count_worker_restart (void);
-void rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots,
-                        uint64_t busy_rejections);
+void rc_metrics_count_rejection (void);
+void rc_metrics_render (struct rc_buf *out, unsigned busy_slots, unsigned slots);
 
 #endif

@@ -7,7 +7,6 @@
 
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
-#include "fcgi/slots.h"
 
 #include <string.h>
 
@@ -66,9 +65,12 @@ handle_metrics (struct rc_app *app, const struct rc_http_request *req, struct rc
   res->status = 200;
   res->content_type = "text/plain; version=0.0.4";
   rc_buf_reset (&res->body);
-  rc_metrics_render (&res->body, rc_slots_busy (), rc_slots_count (), rc_slots_rejections ());
+  rc_metrics_render (&res->body, rc_slot_table_busy (), rc_slot_table_size ());
 }
 
+/* Every route of every API family, one table.  A pattern's {id} matches
+ * one path segment, {path} the rest of the path (possibly empty, and then
+ * also without its slash); a path may end with one extra '/'. */
 static const struct route routes[] = {
   { "/metrics", "GET", handle_metrics, false },
   { "/run", "POST", rc_api_run, true },
@@ -77,68 +79,135 @@ static const struct route routes[] = {
   { "/health", "GET", handle_health, false },
   { "/health", "HEAD", handle_health, false },
   { "/shutdown", "POST", handle_shutdown, false },
+  { "/execute", "POST", rc_api_session_execute_once, true },
+  { "/sessions", "POST", rc_api_session_create, true },
+  { "/sessions/{id}", "DELETE", rc_api_session_delete, false },
+  { "/sessions/{id}/execute", "POST", rc_api_session_execute, true },
+  { "/sessions/{id}/files/{path}", "GET", rc_api_session_file_get, false },
+  { "/sessions/{id}/files/{path}", "PUT", rc_api_session_file_put, true },
+  { "/sessions/{id}/files/{path}", "DELETE", rc_api_session_file_delete, false },
 };
+#define N_ROUTES (sizeof routes / sizeof routes[0])
 
 void
 rc_route_list (void (*fn) (const struct rc_route_info *route, void *ud), void *ud)
 {
-  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+  for (size_t i = 0; i < N_ROUTES; i++)
     {
       struct rc_route_info r = { routes[i].method, routes[i].path };
       fn (&r, ud);
     }
-  for (size_t i = 0; i < rc_api_sessions_n_routes; i++)
-    fn (&rc_api_sessions_routes[i], ud);
+}
+
+/* Matches a path as the client sent it against pattern, one segment at a
+ * time: each segment is percent-decoded before it is compared (or taken as
+ * the {id}); {path} takes the rest as sent, for its handler to decode and
+ * judge (a "%2F.." must reach it, not be merged away).  Empty segments are
+ * skipped, as nginx merges slashes.  id gets a copy, rest points into
+ * path. */
+static bool
+match (const char *pattern, const char *path, char *id, const char **rest)
+{
+  const char *p = pattern, *s = path;
+  while (*p == '/')
+    {
+      const char *pend = strchr (p + 1, '/');
+      size_t plen = pend ? (size_t)(pend - p - 1) : strlen (p + 1), slen;
+      char seg[RC_ROUTE_ID_MAX + 1];
+
+      while (s[0] == '/' && s[1] == '/')
+        s++;
+      if (plen == 6 && strncmp (p + 1, "{path}", 6) == 0)
+        {
+          if (*s == '\0')
+            *rest = s;
+          else if (*s == '/')
+            *rest = s + 1;
+          else
+            return false;
+          return true;
+        }
+      if (*s != '/')
+        return false;
+      slen = strcspn (s + 1, "/");
+      if (slen == 0 || rc_http_percent_decode (s + 1, slen, seg, sizeof seg) < 0
+          || strlen (seg) != strcspn (seg, "/"))
+        return false;
+      if (plen == 4 && strncmp (p + 1, "{id}", 4) == 0)
+        strcpy (id, seg);
+      else if (strlen (seg) != plen || strncmp (seg, p + 1, plen) != 0)
+        return false;
+      s += 1 + slen;
+      p += 1 + plen;
+    }
+  while (*s == '/')
+    s++;
+  return *s == '\0';
 }
 
 void
 rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  bool path_known = false;
-  const char *allow = NULL;
-  size_t i;
+  static char allow[64];
+  char id[RC_ROUTE_ID_MAX + 1];
+  const struct route *found = NULL;
+  struct rc_http_request matched;
+  bool head = strcmp (req->method, "HEAD") == 0;
 
   res->status = 200;
   res->content_type = "application/json";
-  /* The sessions family (/sessions..., /execute) routes itself. */
-  if (rc_api_sessions_route (app, req, res))
-    return;
-  for (i = 0; i < sizeof routes / sizeof routes[0]; i++)
+  allow[0] = '\0';
+  matched = *req;
+  for (size_t i = 0; i < N_ROUTES; i++)
     {
-      if (strcmp (routes[i].path, req->path) != 0)
+      const char *rest = NULL;
+      if (!match (routes[i].path, req->raw_path ? req->raw_path : req->path, id, &rest))
         continue;
-      path_known = true;
-      if (allow == NULL)
-        allow = routes[i].method;
-      if (strcmp (routes[i].method, req->method) != 0)
-        continue;
-      if (routes[i].reads_body)
+      if (strcmp (routes[i].method, req->method) == 0
+          || (head && found == NULL && strcmp (routes[i].method, "GET") == 0))
         {
-          if (!rc_http_encoding_is_identity (req->content_encoding))
-            {
-              rc_http_error (res, 415, "unsupported content-encoding");
-              return;
-            }
-          if (req->body_too_large)
-            {
-              rc_http_error (res, 413, "payload too large");
-              return;
-            }
+          found = &routes[i];
+          matched.path_id = strchr (routes[i].path, '{') ? id : NULL;
+          matched.path_rest = rest;
+          if (!head || strcmp (routes[i].method, "HEAD") == 0)
+            break;
+          continue;
         }
-      routes[i].handler (app, req, res);
-      return;
+      if (strstr (allow, routes[i].method) == NULL
+          && strlen (allow) + strlen (routes[i].method) + 3 < sizeof allow)
+        {
+          if (allow[0])
+            strcat (allow, ", ");
+          strcat (allow, routes[i].method);
+        }
     }
-  if (path_known && strcmp (req->path, "/shutdown") == 0 && !app->cfg->allow_shutdown)
+  if (found == NULL && strcmp (req->path, "/shutdown") == 0 && !app->cfg->allow_shutdown)
+    allow[0] = '\0'; /* without ALLOW_SHUTDOWN the endpoint does not exist at all */
+  if (found == NULL)
     {
-      /* Without ALLOW_SHUTDOWN the endpoint does not exist at all. */
-      rc_http_error (res, 404, "not found");
+      if (allow[0])
+        {
+          res->allow = allow;
+          rc_http_error (res, 405, "method not allowed");
+        }
+      else
+        rc_http_error (res, 404, "not found");
       return;
     }
-  if (path_known)
+  /* The one check of a body's encoding and size, for every route that
+   * reads one. */
+  if (found->reads_body)
     {
-      res->allow = allow;
-      rc_http_error (res, 405, "method not allowed");
-      return;
+      if (!rc_http_encoding_is_identity (req->content_encoding))
+        {
+          rc_http_error (res, 415, "unsupported content-encoding");
+          return;
+        }
+      if (req->body_too_large)
+        {
+          rc_http_error (res, 413, "payload too large");
+          return;
+        }
     }
-  rc_http_error (res, 404, "not found");
+  found->handler (app, &matched, res);
 }

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,85 +34,6 @@ on_term (int sig)
 {
   (void)sig;
   worker_stop = 1;
-}
-
-/* Which idle worker takes the next connection.  Blocked in accept(2),
- * the workers would take connections in turn (the kernel wakes the one
- * that has waited longest), so consecutive jobs would rarely meet their
- * worker's resident init (sandbox/spawn.c, "The resident init").  Each
- * worker instead waits in an epoll set of its own holding the listen
- * socket with EPOLLEXCLUSIVE: the kernel walks the registrations in the
- * order they were made and wakes the first whose worker is idle, so the
- * jobs go to the same few workers and the same slots.  The master makes
- * the sets before the first fork, in worker order (a respawned worker
- * inherits its predecessor's place), so the slots' workers come before
- * the spare ones.  The listen socket is non-blocking: a worker woken for
- * a connection that another took meanwhile gets EAGAIN from accept and
- * waits again.  -1 where this cannot be set up: the worker then blocks in
- * accept as before. */
-int
-rc_worker_listen_wait_open (int listen_fd)
-{
-  struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = listen_fd };
-  int ep = epoll_create1 (EPOLL_CLOEXEC), fl;
-  if (ep < 0)
-    return -1;
-  fl = fcntl (listen_fd, F_GETFL);
-  if (epoll_ctl (ep, EPOLL_CTL_ADD, listen_fd, &ev) < 0 || fl < 0
-      || fcntl (listen_fd, F_SETFL, fl | O_NONBLOCK) < 0)
-    {
-      close (ep);
-      return -1;
-    }
-  return ep;
-}
-
-/* A resident init clears its job away in a fraction of a millisecond;
- * past this the slot is cleaned anyway (which stops a resident that did
- * not finish). */
-#define CLEAN_WAIT_MS 2000
-/* How long a spare worker leaves a woken connection to the slots' workers
- * (rc_worker_main); what it costs a /health or 429 answered while every
- * slot is busy. */
-#define SPARE_DEFER_US 200
-
-/* Waits for the next connection and, meanwhile, for the slot of the job
- * answered last to be ready for its clean (rc_app_clean_wait_fd), which
- * then runs at once.  So the worker stays first in line for the next
- * connection (listen_wait_open) while its resident init clears the job
- * away, and that connection's job finds the resident where it was.
- * Returns true when a connection may be waiting. */
-static bool
-wait_for_work (int ep, int listen_fd, struct rc_app *app)
-{
-  struct epoll_event ev[2];
-  int cfd = rc_app_clean_wait_fd (app), n, i;
-  bool conn = false, clean = false;
-
-  if (cfd >= 0)
-    {
-      struct epoll_event e = { .events = EPOLLIN, .data.fd = cfd };
-      if (epoll_ctl (ep, EPOLL_CTL_ADD, cfd, &e) < 0)
-        {
-          rc_app_after_reply (app);
-          cfd = -1;
-        }
-    }
-  n = epoll_wait (ep, ev, 2, cfd >= 0 ? CLEAN_WAIT_MS : -1);
-  for (i = 0; i < n; i++)
-    {
-      if (ev[i].data.fd == listen_fd)
-        conn = true;
-      else
-        clean = true;
-    }
-  if (cfd >= 0)
-    {
-      (void)epoll_ctl (ep, EPOLL_CTL_DEL, cfd, NULL);
-      if (clean || n == 0)
-        rc_app_after_reply (app);
-    }
-  return conn;
 }
 
 static const char *
@@ -173,21 +93,9 @@ read_body (FCGX_Request *r, const struct rc_config *cfg, struct rc_buf *body, bo
 static void
 write_response (FCGX_Request *r, const struct rc_http_response *res)
 {
-  /* Headers are formatted with the C library into a stack buffer (no
-   * allocation per request): libfcgi's own FCGX_FPrintF does not know the
-   * z length modifier and would garble Content-Length.  The variable parts
-   * are bounded (a status, a reason, a content type and an Allow list of
-   * our own constants), so 1 KiB always holds them; a longer result would
-   * be cut, and is refused instead. */
   char h[1024];
-  int n = snprintf (h, sizeof h,
-                    "Status: %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s%s%s"
-                    "Cache-Control: no-store\r\n\r\n",
-                    res->status, rc_http_reason (res->status),
-                    res->content_type ? res->content_type : "application/json", res->body.len,
-                    res->allow ? "Allow: " : "", res->allow ? res->allow : "",
-                    res->allow ? "\r\n" : "", res->status == 429 ? "Retry-After: 1\r\n" : "");
-  if (n < 0 || (size_t)n >= sizeof h)
+  int n = rc_http_format_head (res, false, h, sizeof h);
+  if (n < 0)
     {
       static const char fail[] = "Status: 500 Internal Server Error\r\nContent-Type: "
                                  "application/json\r\nContent-Length: 20\r\n\r\n"
@@ -198,6 +106,31 @@ write_response (FCGX_Request *r, const struct rc_http_response *res)
   FCGX_PutStr (h, n, r->out);
   if (res->body.len)
     FCGX_PutStr (res->body.data, (int)res->body.len, r->out);
+}
+
+/* rc_http_stream's write: the bytes go out now (FCGX_FFlush sends the
+ * FastCGI record). */
+static int
+stream_write (void *ctx, const char *data, size_t len)
+{
+  FCGX_Request *r = ctx;
+  while (len > 0)
+    {
+      int chunk = len > (1u << 30) ? 1 << 30 : (int)len;
+      if (FCGX_PutStr (data, chunk, r->out) != chunk)
+        {
+          errno = EPIPE;
+          return -1;
+        }
+      data += chunk;
+      len -= (size_t)chunk;
+    }
+  if (FCGX_FFlush (r->out) < 0 || FCGX_GetError (r->out) != 0)
+    {
+      errno = EPIPE;
+      return -1;
+    }
+  return 0;
 }
 
 static void
@@ -231,19 +164,14 @@ log_request (FCGX_Request *r, const struct rc_http_request *req, const struct rc
       rc_json_i64 (&f, res->log_exit_code);
     }
   if (res->log_job)
-    rc_buf_printf (&f,
-                   ",\"slot\":%d,\"setup_us\":%llu,\"prestarted\":%s,\"root\":\"%s\","
-                   "\"init\":\"%s\"",
-                   res->log_slot, (unsigned long long)res->log_setup_us,
-                   res->log_prestarted ? "true" : "false",
-                   res->log_root_cloned ? "cloned" : "built",
-                   res->log_init ? res->log_init : "forked");
+    rc_buf_printf (&f, ",\"slot\":%d,\"setup_us\":%llu", res->log_slot,
+                   (unsigned long long)res->log_setup_us);
   rc_buf_printf (&f,
                  ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,\"bytes_in\":%zu,"
                  "\"bytes_out\":%zu,\"duration_ms\":%.3f",
-                 (unsigned long long) res->log_wall_ms, (unsigned long long) res->log_cpu_ms,
-                 (unsigned long long) res->log_mem_kb, req->body_len, res->body.len,
-                 (double) (rc_now_us () - started_us) / 1000.0);
+                 (unsigned long long)res->log_wall_ms, (unsigned long long)res->log_cpu_ms,
+                 (unsigned long long)res->log_mem_kb, req->body_len, res->body.len,
+                 (double)(rc_now_us () - started_us) / 1000.0);
   if (rc_log_debug_enabled ())
     {
       /* DEBUG: the request headers, as FastCGI passes them (HTTP_*). */
@@ -273,9 +201,10 @@ serve_one (struct rc_app *app, FCGX_Request *r)
 {
   struct rc_http_request req = { 0 };
   struct rc_http_response res = { 0 };
+  struct rc_http_stream stream = { stream_write, r, r->ipcFd };
   struct rc_buf body = { 0 };
   uint64_t started = rc_now_us ();
-  char path[4096];
+  char path[4096], raw_path[4096 * 3];
   const char *uri, *q;
   size_t path_len;
   char rid[40];
@@ -299,6 +228,7 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   if (path_len >= sizeof path)
     {
       /* Never act on a silently shortened path. */
+      res.request_id = param (r, "REQUEST_ID");
       rc_http_error (&res, 414, "request path too long");
       write_response (r, &res);
       rc_buf_free (&res.body);
@@ -307,6 +237,18 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   memcpy (path, uri, path_len);
   path[path_len] = '\0';
   req.path = path;
+  /* The path as the client sent it, for the router (http.h). */
+  uri = param (r, "REQUEST_URI");
+  if (uri && *uri == '/')
+    {
+      size_t raw_len = strcspn (uri, "?");
+      if (raw_len < sizeof raw_path)
+        {
+          memcpy (raw_path, uri, raw_len);
+          raw_path[raw_len] = '\0';
+          req.raw_path = raw_path;
+        }
+    }
   q = param (r, "QUERY_STRING");
   req.query = q ? q : "";
   req.content_type = param (r, "CONTENT_TYPE");
@@ -318,6 +260,8 @@ serve_one (struct rc_app *app, FCGX_Request *r)
       snprintf (rid, sizeof rid, "%ld-%llu", (long)getpid (), (unsigned long long)started);
       req.request_id = rid;
     }
+  res.request_id = req.request_id;
+  res.stream = &stream;
   if (strcmp (req.method, "POST") == 0 || strcmp (req.method, "PUT") == 0)
     {
       if (read_body (r, app->cfg, &body, &req.body_too_large) < 0)
@@ -327,7 +271,8 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   req.body_len = body.len;
 
   rc_route (app, &req, &res);
-  write_response (r, &res);
+  if (!res.streamed)
+    write_response (r, &res);
   if (res.log_job)
     rc_metrics_record_request (res.log_lang, res.log_outcome, res.log_setup_us,
                                res.log_wall_ms * 1000, rc_now_us () - started);
@@ -344,7 +289,6 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
   FCGX_Request request;
   rc_err_t err = NULL;
   sigset_t all, term;
-  int listen_wait;
 
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = on_term; /* no SA_RESTART: a blocked accept must return */
@@ -367,25 +311,11 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
 
   app.cfg = ctx->cfg;
   app.langs = ctx->langs;
-  app.resident_mark = -1;
   if (rc_sandbox_open (&app.sandbox, ctx->cfg, ctx->mode, &err) < 0
       || rc_sandbox_drop_bounding (app.sandbox, &err) < 0)
     {
       rc_log (RC_LOG_ERROR, "worker_failed", "worker %u: %s", ctx->index, rc_error_text (err));
       _exit (70);
-    }
-  /* RUN_RESIDENT_INIT (on by default): the slot's namespace init serves
-   * one job after another of the same language (sandbox/spawn.c, "The
-   * resident init"). */
-  rc_sandbox_set_resident (app.sandbox, true);
-  /* RUN_PRESTART: each job runs in an init started ahead of it, now for
-   * the first, after each reply for the next (rc_app_after_reply).  Off
-   * by default: on a host with no idle core it costs as much as it saves
-   * (docs/sandbox.md, "The pre-started init"). */
-  if (ctx->cfg->prestart)
-    {
-      rc_sandbox_set_prestart (app.sandbox, RC_PRESTART_IDLE);
-      rc_sandbox_prestart (app.sandbox);
     }
   if (FCGX_Init () != 0
       || FCGX_InitRequest (&request, ctx->listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0)
@@ -394,31 +324,10 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
               ctx->index);
       _exit (70);
     }
-  listen_wait
-      = ctx->listen_wait >= 0 ? ctx->listen_wait : rc_worker_listen_wait_open (ctx->listen_fd);
   rc_log (RC_LOG_DEBUG, "worker_ready", "worker %u ready", ctx->index);
   while (!worker_stop)
     {
       int rc;
-      /* libfcgi keeps a connection nginx keeps (fastcgi_keep_conn) open in
-       * ipcFd: its next request is read from there, not accepted. */
-      if (listen_wait >= 0 && request.ipcFd < 0)
-        {
-          if (!wait_for_work (listen_wait, ctx->listen_fd, &app))
-            continue; /* cleaned, timed out, or EINTR (SIGTERM ends the loop) */
-          /* A spare worker is woken only while every slot's worker is busy;
-           * one of them is often a moment from its own wait (after its
-           * answer).  The spare leaves it that moment to take the
-           * connection into the slot where its resident init waits (the
-           * spare would run it cold there), and takes it after. */
-          if (ctx->index >= ctx->cfg->concurrency)
-            {
-              struct timespec pause = { 0, SPARE_DEFER_US * 1000 };
-              nanosleep (&pause, NULL);
-            }
-        }
-      else
-        rc_app_after_reply (&app);
       rc = FCGX_Accept_r (&request);
       if (rc < 0)
         {
@@ -439,12 +348,9 @@ rc_worker_main (const struct rc_worker_ctx *ctx)
       sigprocmask (SIG_BLOCK, &term, NULL);
       serve_one (&app, &request);
       FCGX_Finish_r (&request);
-      /* The client has its answer; the slot is cleaned now, off its
-       * latency (fcgi/jobs_wait.c), or while this worker waits for the
-       * next connection when its resident init is still clearing the job
-       * away (wait_for_work). */
-      if (rc_app_clean_wait_fd (&app) < 0)
-        rc_app_after_reply (&app);
+      /* The client has its answer: the job's claim ends now, and its
+       * slot's init clears it away beside our next request (fcgi/jobs.c). */
+      rc_app_after_reply (&app);
       sigprocmask (SIG_UNBLOCK, &term, NULL);
       if (app.shutdown_requested)
         {

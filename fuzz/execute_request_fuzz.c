@@ -10,7 +10,8 @@
  *    bounded, free of NUL, control characters, backslashes and of empty,
  *    "." and ".." components (checked here on their own, not only through
  *    rc_exec_path_is_safe); a NULL-terminated args vector of strings
- *    without NUL; and limits that are the language's defaults or positive
+ *    without NUL; and run limits that are the language's defaults (as
+ *    rc_limits_resolve lays them for a request that asks nothing) or positive
  *    values within the ceilings;
  *  - it re-validates: written back as JSON (common/json_out.c) and parsed
  *    again, it is the same request.
@@ -18,6 +19,7 @@
 #include "config.h"
 
 #include "common/json_out.h"
+#include "common/limits.h"
 #include "fcgi/execute/execute_request.h"
 #include "fuzz/fuzz.h"
 
@@ -140,7 +142,7 @@ write_back (const struct rc_execute_request *r, struct rc_buf *b)
   for (size_t i = 0; i < rc_n_limit_fields; i++)
     {
       rc_json_key (b, &first_limit, rc_limit_fields[i].key);
-      rc_json_u64 (b, limit_of (&r->limits, i) / rc_limit_fields[i].scale);
+      rc_json_u64 (b, limit_of (&r->limits.run, i) / rc_limit_fields[i].scale);
     }
   rc_buf_append_str (b, "}}");
 }
@@ -174,6 +176,7 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   struct rc_execute_request r, again;
+  struct rc_job_limits base;
   struct rc_config cfg;
   struct rc_buf body = { 0 };
   rc_err_t err = NULL;
@@ -206,9 +209,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   for (nargs = 0; r.args[nargs]; nargs++)
     ;
   FUZZ_CHECK (nargs <= RC_EXEC_ARGS_MAX, "args are bounded");
+  /* What the job gets when the request asks nothing: the language's
+   * defaults as the one resolver (common/limits.c) lays them. */
+  FUZZ_CHECK (rc_limits_resolve (&cfg, r.lang, RC_LIMITS_EXECUTE, NULL, &base, &err) == 0,
+              "the defaults resolve");
   for (i = 0; i < rc_n_limit_fields; i++)
     {
-      uint64_t v = limit_of (&r.limits, i), dflt = limit_of (&r.lang->default_limits, i);
+      uint64_t v = limit_of (&r.limits.run, i), dflt = limit_of (&base.run, i);
       uint64_t ceiling = limit_of (&cfg.limit_max, i);
       FUZZ_CHECK (v == dflt || (v > 0 && v <= ceiling && v % rc_limit_fields[i].scale == 0),
                   "a limit is the default or a positive value within the ceiling");

@@ -1,16 +1,19 @@
 /* run_request_fuzz.c - libFuzzer target for the POST /run body parser
- * (fcgi/run/run_request.c, rc_run_request_parse, and its language check).
+ * (fcgi/run/run_request.c, rc_run_request_parse, and its check against
+ * the language table and the limits, rc_run_request_check).
  *
  * The input is the request body.  Promises checked:
  *  - a refusal is a 400 with a message;
  *  - an accepted request holds its strings with their lengths (NUL kept
  *    inside solution_text, checker_text and asserts, as docs/design.md
  *    says), a lang_slug and a timeout string without NUL, and a timeout
- *    within (0, max];
+ *    of 0 (absent) or the duration its string says;
  *  - it re-validates: written back as JSON by runcell's own writer
  *    (common/json_out.c) and parsed again, it is the same request;
- *  - the language check answers 400, 501 or 400 exactly where the table
- *    says so (unknown slug, not installed, checker required).
+ *  - the check answers 400, 501, 400, 400 exactly where the table and the
+ *    configuration say so (unknown slug, not installed, checker required,
+ *    timeout above RUN_TIMEOUT_MAX), and an accepted request runs with its
+ *    timeout, or the default, as its wall clock.
  */
 #include "config.h"
 
@@ -65,8 +68,11 @@ write_back (const struct rc_run_request *r, struct rc_buf *b)
   rc_json_key (b, &first, "solution_text");
   rc_json_string (b, r->solution_text, r->solution_len);
   put_string_or_null (b, &first, "asserts", r->asserts, r->asserts_len);
-  rc_json_key (b, &first, "timeout");
-  rc_buf_printf (b, "\"%llums\"", (unsigned long long)r->timeout_ms);
+  if (r->timeout_ms)
+    {
+      rc_json_key (b, &first, "timeout");
+      rc_buf_printf (b, "\"%llums\"", (unsigned long long)r->timeout_ms);
+    }
   rc_buf_append (b, "}", 1);
 }
 
@@ -80,9 +86,15 @@ check_lang (const struct rc_run_request *r)
   };
   static const struct rc_lang_table table = { langs, sizeof langs / sizeof langs[0] };
   const struct rc_lang *l = NULL;
+  struct rc_job_limits limits;
+  struct rc_config cfg;
   rc_err_t err = NULL;
   int want = 0;
 
+  memset (&cfg, 0, sizeof cfg);
+  cfg.timeout_default_ms = DEFAULT_MS;
+  cfg.timeout_max_ms = MAX_MS;
+  cfg.output_max = 1 << 20;
   if (strcmp (r->lang_slug, "python") != 0 && strcmp (r->lang_slug, "cpp") != 0
       && strcmp (r->lang_slug, "zig") != 0)
     want = 400;
@@ -90,13 +102,17 @@ check_lang (const struct rc_run_request *r)
     want = 501;
   else if (strcmp (r->lang_slug, "cpp") == 0 && r->checker_text == NULL)
     want = 400;
-  if (rc_run_request_check_lang (r, &table, &l, &err) == 0)
+  else if (r->timeout_ms > MAX_MS)
+    want = 400;
+  if (rc_run_request_check (r, &cfg, &table, &l, &limits, &err) == 0)
     {
-      FUZZ_CHECK (want == 0, "the language check accepts only an installed slug");
+      FUZZ_CHECK (want == 0, "the check accepts only an installed slug and a timeout in bounds");
       FUZZ_CHECK (l != NULL && strcmp (l->slug, r->lang_slug) == 0, "it returns that language");
+      FUZZ_CHECK (limits.run.wall_ms == (r->timeout_ms ? r->timeout_ms : DEFAULT_MS),
+                  "the job's wall clock is the timeout, or the default");
       return;
     }
-  FUZZ_CHECK (err != NULL && err->http_status == want, "the language check's status");
+  FUZZ_CHECK (err != NULL && err->http_status == want, "the check's status");
   rc_error_free (&err);
 }
 
@@ -104,7 +120,7 @@ check_lang (const struct rc_run_request *r)
  * is, not read up to the NUL and taken for 5 s (two readers of one body
  * would see two timeouts).  Called for an accepted body only. */
 static void
-check_timeout_string (const uint8_t *data, size_t size)
+check_timeout_string (const uint8_t *data, size_t size, uint64_t timeout_ms)
 {
   struct json_object *root, *t;
   rc_err_t err = NULL;
@@ -112,12 +128,16 @@ check_timeout_string (const uint8_t *data, size_t size)
 
   root = rc_json_parse_strict ((const char *)data, size, &err);
   FUZZ_CHECK (root != NULL, "an accepted body is valid JSON");
-  if (json_object_object_get_ex (root, "timeout", &t) && json_object_is_type (t, json_type_string))
+  if (!json_object_object_get_ex (root, "timeout", &t) || json_object_is_type (t, json_type_null))
+    FUZZ_CHECK (timeout_ms == 0, "no timeout is 0");
+  else
     {
+      FUZZ_CHECK (json_object_is_type (t, json_type_string), "an accepted timeout is a string");
       const char *s = json_object_get_string (t);
       size_t n = (size_t)json_object_get_string_len (t);
       FUZZ_CHECK (memchr (s, '\0', n) == NULL, "an accepted timeout holds no NUL");
-      FUZZ_CHECK (rc_parse_duration_ms (s, &ms) == 0, "an accepted timeout is a duration");
+      FUZZ_CHECK (rc_parse_duration_ms (s, &ms) == 0 && ms == timeout_ms,
+                  "an accepted timeout is the duration its string says");
     }
   json_object_put (root);
 }
@@ -129,7 +149,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   struct rc_buf body = { 0 };
   rc_err_t err = NULL;
 
-  if (rc_run_request_parse ((const char *)data, size, DEFAULT_MS, MAX_MS, &r, &err) < 0)
+  if (rc_run_request_parse ((const char *)data, size, &r, &err) < 0)
     {
       fuzz_check_refusal (&err, refused);
       return 0;
@@ -141,13 +161,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     check_string (r.checker_text, r.checker_len, "checker_text is held with its length");
   if (r.asserts)
     check_string (r.asserts, r.asserts_len, "asserts is held with its length");
-  FUZZ_CHECK (r.timeout_ms > 0 && r.timeout_ms <= MAX_MS, "the timeout is within (0, max]");
-  check_timeout_string (data, size);
+  check_timeout_string (data, size, r.timeout_ms);
 
   check_lang (&r);
 
   write_back (&r, &body);
-  if (rc_run_request_parse (body.data, body.len, DEFAULT_MS, MAX_MS, &again, &err) < 0)
+  if (rc_run_request_parse (body.data, body.len, &again, &err) < 0)
     {
       fprintf (stderr, "written back: %.*s\nrefused: %s\n", (int)body.len, body.data, err->msg);
       FUZZ_CHECK (0, "an accepted request, written back, is accepted again");

@@ -1,91 +1,71 @@
-/* sandbox.c - the sandbox library's life cycle: host setup, per-worker
- * state, dispatch of a job to the isolated or unsandboxed implementation,
- * and slot hygiene.
+/* sandbox.c - the sandbox library's life cycle: host setup, the handle,
+ * dispatch of a job to the isolated or the unsandboxed implementation.
  *
  * THEORY OF OPERATION (isolated mode)
  *
- * Processes, per job:
+ * Processes:
  *
- *   worker (root, host namespaces; owns slot N: uid BASE+N, cgroup slotN)
- *    └─ [cgroup v1: shim (on the worker's memory, CLONE_VM; in the worker's
- *       │           cgroups; clones the init as its vfork child, reaps it,
- *       │           exits: spawn.c, "The init on the worker's memory")]
- *    └─ init (pid 1 of a new pid namespace; root; new mount, ipc and uts
- *       │     namespaces from the clone; joins the slot's pre-made network
- *       │     namespace (only lo) with setns; in the slot cgroup from birth
- *       │     on v2, moves itself there first thing on v1;
- *       │     then unshares its cgroup namespace, rooted at the slot)
- *       └─ user program, one per step (uid/gid BASE+N, no supplementary
- *          groups, no capabilities, no_new_privs, rlimits, seccomp; never
- *          pid 1, its own session without a controlling tty)
+ *   keeper (the master, or `runcell exec`; root, host namespaces)
+ *    └─ one init per slot (slot/init.c; root; pid 1 of its own pid
+ *       │   namespace; its own mount, ipc, uts and network namespaces; its
+ *       │   own root, pivoted into; v2: in slot<N>/init, v1: in slot<N>)
+ *       └─ a job's processes: each step's first process is cloned by the
+ *          init (CLONE_VM | CLONE_VFORK; v2: into slot<N>/step<I>), then
+ *          drops to uid BASE+N, no groups, no capabilities,
+ *          no_new_privs, rlimits, seccomp, and execs; never pid 1, its own
+ *          session without a controlling tty
+ *   worker (root, host namespaces): claims a slot, sends it a job over the
+ *          init's control socket and supervises it (process/run.c)
  *
- * Who is root: the worker and the init.  The init stays root only to build
- * the mount view, vfork each step's child and wait for it; it runs no code
- * of the job and is invisible to the job (/proc is mounted hidepid=2 and the
- * job runs as another uid).
+ * Who is root: the keeper, the workers and the inits.  An init runs no code
+ * of a job and is invisible to it (/proc is mounted hidepid=2 and the job
+ * runs as another uid); it serves one job after another of any language,
+ * and between two of them resets every piece of state a job can observe
+ * (docs/sandbox.md, "The per-job contract"), so a job finds its slot as a
+ * fresh one.  A slot whose reset fails is broken: its init exits and the
+ * keeper starts another.
  *
  * Channels:
- *   - control socket (SOCK_SEQPACKET pair, CLOEXEC, worker <-> init):
- *       worker -> init  GO step (step 0 is sent right after the clone, so
- *                       the init runs it as soon as the view is built)
- *       init -> worker  READY (view built), STARTED step (exec'd),
- *                       EXITED step + wait status,
- *                       FAIL "sandbox: <step> errno=N" (setup failed, no
- *                       user code ran; the worker returns it as the error)
- *     The init exits when the socket reaches EOF; its death makes the kernel
- *     kill everything left in the pid namespace.
- *     A resident init (spawn.c, "The resident init"; a forked init kept
- *     for the worker's next job of the same slot and language) also takes
- *       worker -> init  GO_JOB (the job, from the shared arena, with its
- *                       pipe ends), END (the job is over)
- *       init -> worker  CLEAN: it killed and reaped every other process
- *                       of its pid namespace and unmounted the job's /tmp
- *                       and workspace; the next job gets fresh ones and a
- *                       new IPC namespace in the same init.
- *   - error pipe (CLOEXEC, init <- user child, one per step): the child
- *     writes "sandbox: <step> errno=N" if privilege drop, rlimits, stdio or
- *     seccomp fail; EOF means execve succeeded.
- *   - per step: stdin pipe (only when the step has input; otherwise the
- *     child opens the sandbox's /dev/null, so fd 0 of the worker, the
- *     FastCGI listen socket, can never reach the job), stdout and stderr
- *     pipes.  All are created by the worker before the clone; the init
- *     closes the worker's ends at once and the child's ends as soon as it
- *     has forked that step, so EOF works.
+ *   - the slot table (MAP_SHARED, slot/slot_table.h): each slot's state
+ *     (cold, starting, ready, running, cleaning, broken), claim sequence
+ *     and owner; a futex word for claimers waiting for a ready slot;
+ *   - per claim, a SOCK_SEQPACKET connection to the slot's init
+ *     (<state>/slot<N>.sock, root-only), carrying the protocol of
+ *     slot/ctl.h: JOB (its spec in a memfd, its pipe ends), GO, KILL,
+ *     SIGNAL, END one way; STARTED (with the step's cgroup meter), EXITED,
+ *     FAIL the other;
+ *   - per step: stdin (only when the step has input; otherwise the child
+ *     opens the sandbox's /dev/null), stdout and stderr pipes, made by the
+ *     worker; the init holds the child's ends until it starts the step;
+ *   - an error pipe (CLOEXEC, init <- child) per step: the child writes
+ *     "sandbox: <step> errno=N" if its setup fails; EOF means it exec'd.
  *
- * The worker supervises (supervise.c): it writes stdin non-blocking, reads
- * output under the caps, runs the wall, idle and CPU clocks (CPU from the
- * slot cgroup) and, when one fires, SIGKILLs the init (tearing down the pid
- * namespace) and kills the slot cgroup.  After the job the init is killed
- * and reaped (or a resident init clears the job away), and
- * rc_sandbox_slot_clean verifies the cgroup is empty (but for a resident
- * init) and no process of the slot uid is left before the slot is used
- * again.  The host
- * mount table never changes: every mount lived in the job's namespace.
+ * The worker supervises (process/supervise.c): it writes stdin
+ * non-blocking, reads output under the caps, runs the wall, idle and CPU
+ * clocks (CPU from the step's cgroup, through the meter's fds) and, when
+ * one fires, has the init kill every process of the job (and on v2 writes
+ * the step's cgroup.kill).  It answers its client, then sends END; the init
+ * clears the job away on its own and marks the slot ready.  The host mount
+ * table never changes: every mount lives in an init's namespace.
  *
- * Host setup (master, once): the cgroup subtree and slots (cgroup.c), the
- * root-only state dir (skeleton cache), one network namespace per slot
- * (kept by fds the workers inherit; no mount), and the empty directory
- * /sandbox, which must exist on the host as the mount point of every job's
- * workspace.  docs/sandbox.md has the mount view and the measurements.
+ * Host setup (keeper, once): the cgroup subtree and slots (cgroup/), the
+ * root-only state directory (the inits' sockets), and the empty directory
+ * /sandbox, the mount point each init builds its root on.
  */
 #include "config.h"
 
 #include "common/log.h"
+#include "sandbox/host/syscalls.h"
+#include "sandbox/process/process.h"
 #include "sandbox/sandbox_internal.h"
-#include "sandbox/syscalls.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* mkdir -p of one level with an exact mode, refusing a symlink or a
@@ -103,25 +83,6 @@ ensure_root_dir (const char *path, mode_t mode, rc_err_t *err)
   if ((st.st_mode & 07777) != mode && chmod (path, mode) < 0)
     return rc_error_sys (err, "chmod %s", path);
   return 0;
-}
-
-/* The highest capability number this kernel knows; 63 when unreadable
- * (rc_child_drop_bounding then stops at the first EINVAL). */
-static unsigned
-read_cap_last (void)
-{
-  char buf[16];
-  int fd = open ("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
-  ssize_t k = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
-  unsigned long v;
-  char *end;
-  if (fd >= 0)
-    close (fd);
-  if (k <= 0)
-    return 63;
-  buf[k] = '\0';
-  v = strtoul (buf, &end, 10);
-  return end != buf && v < 64 ? (unsigned)v : 63;
 }
 
 static int
@@ -142,71 +103,27 @@ ensure_parents (const char *path, rc_err_t *err)
   return 0;
 }
 
-/* A network namespace with only lo (up), kept alive by the returned fd.
- * Made by stepping the worker into a fresh namespace and straight back:
- * no helper process, four system calls.  Sockets the worker already has
- * keep their own namespace either way. */
-static int
-netns_create (int *out, rc_err_t *err)
+/* The highest capability number this kernel knows; 63 when unreadable. */
+static unsigned
+read_cap_last (void)
 {
-  int orig = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), fd = -1, saved = 0;
-  if (orig < 0)
-    return rc_error_sys (err, "sandbox: netns errno=%d: open /proc/self/ns/net", errno);
-  if (unshare (CLONE_NEWNET) < 0)
-    {
-      saved = errno;
-      close (orig);
-      errno = saved;
-      return rc_error_sys (err, "sandbox: netns errno=%d: unshare", errno);
-    }
-  fd = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || rc_net_lo_up () < 0)
-    saved = errno ? errno : EIO;
-  if (setns (orig, CLONE_NEWNET) < 0)
-    {
-      /* Stuck in the empty namespace: the worker must not go on. */
-      saved = errno;
-      close (orig);
-      if (fd >= 0)
-        close (fd);
-      errno = saved;
-      return rc_error_sys (err, "sandbox: netns errno=%d: setns back", errno);
-    }
-  close (orig);
-  if (saved)
-    {
-      if (fd >= 0)
-        close (fd);
-      errno = saved;
-      return rc_error_sys (err, "sandbox: netns errno=%d", errno);
-    }
-  *out = fd;
-  return 0;
+  char buf[16];
+  int fd = open ("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+  ssize_t k = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+  unsigned long v;
+  char *end;
+  if (fd >= 0)
+    close (fd);
+  if (k <= 0)
+    return 63;
+  buf[k] = '\0';
+  v = strtoul (buf, &end, 10);
+  return end != buf && v < 64 ? (unsigned)v : 63;
 }
 
-/* The slots' network namespaces, made once by the master in host setup and
- * inherited by every worker it forks (a worker dups them in
- * rc_sandbox_open).  One per slot, not per worker: a slot runs one job at
- * a time whichever worker holds it.  Process-wide because host setup has
- * nowhere else to keep them; a worker whose master did not make them
- * creates its own lazily. */
-static int *host_netns;
-static unsigned host_netns_n;
-
-static void
-host_netns_close (void)
-{
-  for (unsigned i = 0; i < host_netns_n; i++)
-    if (host_netns[i] >= 0)
-      close (host_netns[i]);
-  free (host_netns);
-  host_netns = NULL;
-  host_netns_n = 0;
-}
-
-/* The service's cgroup tree, as setup, every worker and teardown see it. */
-static struct rc_cgroup_tree
-cgroup_tree_of (const struct rc_config *cfg)
+/* The service's cgroup tree, as setup, the keeper and teardown see it. */
+struct rc_cgroup_tree
+rc_sandbox_cgroup_tree (const struct rc_config *cfg)
 {
   return (struct rc_cgroup_tree){ .name = cfg->cgroup_name,
                                   .n_slots = cfg->concurrency,
@@ -217,8 +134,6 @@ cgroup_tree_of (const struct rc_config *cfg)
 int
 rc_sandbox_host_setup (const struct rc_config *cfg, enum rc_sandbox_mode *mode, rc_err_t *err)
 {
-  char skel[4096];
-
   if (!cfg->sandbox)
     {
       *mode = RC_SANDBOX_UNSANDBOXED;
@@ -236,38 +151,24 @@ rc_sandbox_host_setup (const struct rc_config *cfg, enum rc_sandbox_mode *mode, 
   if (cfg->state_dir == NULL || cfg->state_dir[0] != '/')
     return rc_error_set (err, EINVAL, "RUN_STATE_DIR must be an absolute path");
   {
-    const struct rc_cgroup_tree tree = cgroup_tree_of (cfg);
+    const struct rc_cgroup_tree tree = rc_sandbox_cgroup_tree (cfg);
     if (rc_cgroup_setup_tree (&tree, err) < 0)
       return rc_error_wrap (err, "sandbox host setup");
   }
   if (ensure_parents (cfg->state_dir, err) < 0 || ensure_root_dir (cfg->state_dir, 0700, err) < 0)
     return rc_error_wrap (err, "sandbox host setup");
-  snprintf (skel, sizeof skel, "%s/skel", cfg->state_dir);
-  if (ensure_root_dir (skel, 0700, err) < 0)
+  /* The mount point of every slot's root; empty and never written. */
+  if (ensure_root_dir (RC_ROOT_NR, 0755, err) < 0)
     return rc_error_wrap (err, "sandbox host setup");
-  /* The mount point of every job's workspace; empty and never written. */
-  if (ensure_root_dir ("/sandbox", 0755, err) < 0)
-    return rc_error_wrap (err, "sandbox host setup");
-  host_netns_close ();
-  host_netns = malloc ((cfg->concurrency ? cfg->concurrency : 1) * sizeof (int));
-  if (host_netns == NULL)
-    return rc_error_set (err, ENOMEM, "sandbox host setup");
-  for (host_netns_n = 0; host_netns_n < cfg->concurrency; host_netns_n++)
-    if (netns_create (&host_netns[host_netns_n], err) < 0)
-      {
-        host_netns_close ();
-        return rc_error_wrap (err, "sandbox host setup");
-      }
   return 0;
 }
 
 void
 rc_sandbox_host_teardown (const struct rc_config *cfg)
 {
-  host_netns_close ();
   if (geteuid () == 0 && cfg->sandbox)
     {
-      const struct rc_cgroup_tree tree = cgroup_tree_of (cfg);
+      const struct rc_cgroup_tree tree = rc_sandbox_cgroup_tree (cfg);
       rc_cgroup_teardown_tree (&tree);
     }
 }
@@ -280,9 +181,9 @@ rc_sandbox_open (struct rc_sandbox **out, const struct rc_config *cfg, enum rc_s
   if (sb == NULL)
     return rc_error_set (err, ENOMEM, "sandbox open");
   sb->cfg = cfg;
-  sb->warm_ctl = -1;
-  sb->root_tpl = -1;
   sb->mode = mode;
+  sb->n_slots = cfg->concurrency;
+  sb->keeper_pidfd = -1;
   if (mode == RC_SANDBOX_ISOLATED)
     {
       if (rc_cgroup_detect_mode (&sb->cgmode, err) < 0)
@@ -290,21 +191,20 @@ rc_sandbox_open (struct rc_sandbox **out, const struct rc_config *cfg, enum rc_s
       if (rc_seccomp_build (&sb->seccomp, err) < 0)
         goto fail;
       sb->have_seccomp = true;
-      sb->n_slots = cfg->concurrency;
-      sb->slots = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (*sb->slots));
-      sb->slot_verified = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (bool));
-      sb->netns = malloc ((sb->n_slots ? sb->n_slots : 1) * sizeof (int));
-      sb->dying_init = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (pid_t));
-      sb->init_area = calloc (sb->n_slots ? sb->n_slots : 1, sizeof (void *));
       sb->cap_last = read_cap_last ();
-      if (sb->slots == NULL || sb->slot_verified == NULL || sb->netns == NULL
-          || sb->dying_init == NULL || sb->init_area == NULL)
+      sb->sock_paths = calloc (sb->n_slots + 1, sizeof (char *));
+      if (sb->sock_paths == NULL)
         {
           rc_error_set (err, ENOMEM, "sandbox open");
           goto fail;
         }
       for (unsigned i = 0; i < sb->n_slots; i++)
-        sb->netns[i] = i < host_netns_n ? fcntl (host_netns[i], F_DUPFD_CLOEXEC, 3) : -1;
+        if (asprintf (&sb->sock_paths[i], "%s/slot%u.sock", cfg->state_dir, i) < 0)
+          {
+            sb->sock_paths[i] = NULL;
+            rc_error_set (err, ENOMEM, "sandbox open");
+            goto fail;
+          }
     }
   else
     rc_log (RC_LOG_WARN, "sandbox_unsafe",
@@ -321,56 +221,21 @@ fail:
 void
 rc_sandbox_close (struct rc_sandbox *sb)
 {
-  size_t i;
   if (sb == NULL)
     return;
-  rc_sandbox_warm_stop (sb);
-  rc_root_template_close (sb);
-  rc_job_arena_free (sb->arena);
-  for (i = 0; sb->dying_init && i < sb->n_slots; i++)
-    rc_sandbox_reap_dying (sb, (int)i);
-  free (sb->dying_init);
-  rc_sandbox_init_areas_free (sb);
-  for (i = 0; i < sb->n_slots; i++)
-    if (sb->slots[i])
-      rc_cgroup_slot_close (sb->slots[i]);
-  free (sb->slots);
-  free (sb->slot_verified);
-  for (i = 0; sb->netns && i < sb->n_slots; i++)
-    if (sb->netns[i] >= 0)
-      close (sb->netns[i]);
-  free (sb->netns);
-  for (i = 0; i < sb->n_skels; i++)
-    {
-      free (sb->skels[i].template_dir);
-      free (sb->skels[i].skel_dir);
-    }
-  free (sb->skels);
+  if (sb->keeper)
+    rc_sandbox_keeper_stop (sb);
+  for (unsigned i = 0; sb->sock_paths && i < sb->n_slots; i++)
+    free (sb->sock_paths[i]);
+  free (sb->sock_paths);
+  for (unsigned i = 0; sb->ks && i < sb->n_slots; i++)
+    rc_cgroup_slot_close (sb->ks[i].cg);
+  free (sb->ks);
+  free (sb->plan_langs);
+  free (sb->plan_host_paths);
   if (sb->have_seccomp)
     rc_seccomp_free (&sb->seccomp);
   free (sb);
-}
-
-void
-rc_sandbox_set_prestart (struct rc_sandbox *sb, enum rc_prestart how)
-{
-  sb->prestart = sb->mode == RC_SANDBOX_ISOLATED ? how : RC_PRESTART_OFF;
-  if (sb->prestart == RC_PRESTART_OFF)
-    rc_sandbox_warm_stop (sb);
-}
-
-void
-rc_sandbox_set_resident (struct rc_sandbox *sb, bool on)
-{
-  sb->resident_on = on && sb->mode == RC_SANDBOX_ISOLATED && sb->cfg->resident_init;
-  if (!sb->resident_on && sb->warm_resident)
-    rc_sandbox_warm_stop (sb);
-}
-
-int
-rc_sandbox_resident_slot (const struct rc_sandbox *sb)
-{
-  return sb->warm_pid > 0 && sb->warm_resident ? sb->warm_slot : -1;
 }
 
 enum rc_sandbox_mode
@@ -379,18 +244,20 @@ rc_sandbox_mode_of (const struct rc_sandbox *sb)
   return sb->mode;
 }
 
+uid_t
+rc_slot_uid (const struct rc_config *cfg, int slot)
+{
+  return (uid_t)(cfg->uid_base + (unsigned)slot);
+}
+
 int
 rc_sandbox_drop_bounding (struct rc_sandbox *sb, rc_err_t *err)
 {
   /* The bounding set only limits what an exec may gain: this process
-   * keeps its effective capabilities (mounts, setns, the slot uid), and
-   * every init and job child it clones inherits the empty set, so the
-   * job's child only checks it (rc_child_lock_caps) instead of dropping
-   * each capability again.  What this process execs itself (a
+   * keeps its effective capabilities.  What it execs itself (a
    * toolchain's version command for /v1/languages) runs as root without
-   * capabilities.  Every number up to the kernel's last: the drop of the
-   * first number past it fails with EINVAL, which ends the loop should
-   * cap_last_cap have been unreadable. */
+   * capabilities.  The inits' children check their own set is empty
+   * (rc_child_lock_caps): the keeper empties its own before it clones. */
   if (sb->mode != RC_SANDBOX_ISOLATED || sb->bounding_empty)
     return 0;
   for (unsigned long c = 0; c <= sb->cap_last && c < 64; c++)
@@ -407,30 +274,13 @@ rc_sandbox_drop_bounding (struct rc_sandbox *sb, rc_err_t *err)
   return 0;
 }
 
-int
-rc_sandbox_get_slot (struct rc_sandbox *sb, int slot, struct rc_cgroup_slot **out, rc_err_t *err)
-{
-  if (slot < 0 || (unsigned)slot >= sb->n_slots)
-    return rc_error_set (err, EINVAL, "sandbox: slot %d errno=%d: out of range", slot, EINVAL);
-  if (sb->slots[slot] == NULL)
-    {
-      const struct rc_cgroup_tree tree = cgroup_tree_of (sb->cfg);
-      if (rc_cgroup_slot_open (&sb->slots[slot], &tree, (unsigned)slot, err) < 0)
-        return rc_error_wrap (err, "sandbox: cgroup slot errno=%d", (*err)->status);
-    }
-  if (sb->netns[slot] < 0 && netns_create (&sb->netns[slot], err) < 0)
-    return -1;
-  *out = sb->slots[slot];
-  return 0;
-}
-
 static int
 check_spec (const struct rc_job_spec *spec, rc_err_t *err)
 {
   size_t i;
-  if (spec->n_steps == 0 || spec->n_steps > RC_SANDBOX_MAX_STEPS)
-    return rc_error_set (err, EINVAL, "sandbox: job errno=%d: %zu steps (1..%d)", EINVAL,
-                         spec->n_steps, RC_SANDBOX_MAX_STEPS);
+  if (spec->n_steps == 0 || spec->n_steps > 16)
+    return rc_error_set (err, EINVAL, "sandbox: job errno=%d: %zu steps (1..16)", EINVAL,
+                         spec->n_steps);
   for (i = 0; i < spec->n_steps; i++)
     if (spec->steps[i].argv == NULL || spec->steps[i].argv[0] == NULL)
       return rc_error_set (err, EINVAL, "sandbox: job errno=%d: step %zu has no argv", EINVAL, i);
@@ -446,126 +296,44 @@ check_spec (const struct rc_job_spec *spec, rc_err_t *err)
 }
 
 int
-rc_sandbox_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct rc_job_result *res,
-                rc_err_t *err)
+rc_sandbox_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t claim_seq,
+                struct rc_job_result *res, rc_err_t *err)
 {
+  struct rc_run *r = NULL;
+  int ret = 0;
+
   memset (res, 0, sizeof (*res));
   if (check_spec (spec, err) < 0)
-    return -1;
-  if (sb->mode == RC_SANDBOX_ISOLATED)
-    return rc_isolated_run (sb, spec, res, err);
-  return rc_unsandboxed_run (sb, spec, res, err);
-}
-
-/* Whether a process other than the probe has uid as its real uid.  A
- * vfork child takes the uid (dropping every capability with root), caps
- * its RLIMIT_NPROC at 2 and vforks once more: the kernel counts the
- * processes of each real uid and refuses that fork (EAGAIN) exactly when
- * a third one exists besides the probe and the new child.  Per process a
- * counter the kernel keeps anyway, where a walk of /proc cost an fstatat
- * per process (0.3 ms on an idle host, milliseconds on a busy one).
- * 1 yes, 0 no, -1 with errno set when the probe could not run. */
-static int
-uid_has_processes (uid_t uid)
-{
-  int st = 0;
-  pid_t pid = vfork ();
-  if (pid == 0)
     {
-      struct rlimit two = { 2, 2 };
-      long r = rc_raw_syscall4 (SYS_setresuid, (long)uid, (long)uid, (long)uid, 0);
-      if (r < 0 || rc_raw_syscall4 (SYS_prlimit64, 0, RLIMIT_NPROC, (long)&two, 0) < 0)
-        _exit (2);
-      r = rc_raw_syscall4 (SYS_vfork, 0, 0, 0, 0);
-      if (r == 0)
-        _exit (0);
-      if (r > 0)
-        {
-          while (rc_raw_syscall4 (SYS_wait4, r, 0, 0, 0) == -EINTR)
-            ;
-          _exit (0);
-        }
-      _exit (r == -EAGAIN ? 1 : 2);
-    }
-  if (pid < 0)
-    return -1;
-  while (waitpid (pid, &st, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  if (!WIFEXITED (st) || WEXITSTATUS (st) > 1)
-    {
-      errno = EPERM;
+      rc_sandbox_release (sb, spec->slot, claim_seq);
       return -1;
     }
-  return WEXITSTATUS (st);
-}
-
-/* A finished job's init is killed at once but reaped here, so that the
- * teardown of its namespaces (the pid namespace's processes, the mount
- * tree, one RCU grace period) is not on the request's path: the service
- * answers first and cleans the slot after (fcgi/jobs_wait.c). */
-void
-rc_sandbox_reap_dying (struct rc_sandbox *sb, int slot)
-{
-  pid_t pid;
-  if (sb->dying_init == NULL || slot < 0 || (unsigned)slot >= sb->n_slots)
-    return;
-  pid = sb->dying_init[slot];
-  if (pid <= 0)
-    return;
-  while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
-    ;
-  sb->dying_init[slot] = 0;
-}
-
-int
-rc_sandbox_slot_clean (struct rc_sandbox *sb, int slot, rc_err_t *err)
-{
-  struct rc_cgroup_slot *cg;
-  bool empty = false, scan;
-  pid_t resident;
-  uid_t uid;
-  int n;
-
   if (sb->mode != RC_SANDBOX_ISOLATED)
-    return 0;
-  if (rc_sandbox_get_slot (sb, slot, &cg, err) < 0)
-    return -1;
-  rc_sandbox_reap_dying (sb, slot);
-  /* Resident inits stay in their slots between jobs (spawn.c): once this
-   * worker's has cleared its job away, the slot must hold nothing but
-   * idle inits, it and perhaps another worker's. */
-  resident = rc_sandbox_resident_settle (sb, slot);
-  if (rc_cgroup_slot_holds_only_inits (cg, resident, &empty, err) < 0)
-    return rc_error_wrap (err, "slot %d", slot);
-  if (!empty && resident > 0)
-    rc_sandbox_warm_stop (sb); /* the cgroup kill below takes it too */
-  /* The uid check runs when this handle first sees the slot (another
-   * process may have held it) and whenever something was left behind.
-   * Otherwise the empty cgroup is the proof: a job's processes cannot
-   * leave it. */
-  scan = !empty || !sb->slot_verified[slot];
-  if (!empty)
     {
-      if (rc_cgroup_slot_kill_all (cg, 2000, err) < 0)
-        return rc_error_wrap (err, "slot %d not clean", slot);
-      if (rc_cgroup_slot_is_empty (cg, &empty, err) < 0)
-        return rc_error_wrap (err, "slot %d", slot);
-      if (!empty)
-        return rc_error_set (err, EBUSY, "slot %d not clean: processes left in its cgroup", slot);
+      ret = rc_unsandboxed_run (sb, spec, res, err);
+      rc_sandbox_release (sb, spec->slot, claim_seq);
+      return ret;
     }
-  if (!scan)
-    return 0;
-  /* Processes of the slot uid outside the slot cgroup are not ours to
-   * kill (another runner sharing RUN_UID_BASE, an operator's mistake):
-   * the slot is refused instead, so two jobs never share a uid. */
-  uid = rc_slot_uid (sb->cfg, slot);
-  n = uid_has_processes (uid);
-  if (n < 0)
-    return rc_error_sys (err, "slot %d: cannot look for processes of uid %ld", slot, (long)uid);
-  if (n > 0)
-    return rc_error_set (err, EBUSY, "slot %d not clean: processes of uid %ld outside its cgroup",
-                         slot, (long)uid);
-  sb->slot_verified[slot] = true;
-  return 0;
+  if (rc_run_start (sb, spec, claim_seq, NULL, &r, err) < 0)
+    return -1;
+  while (ret == 0)
+    {
+      struct pollfd pfd[RC_RUN_POLLFDS];
+      int timeout;
+      size_t n = rc_run_pollfds (r, pfd, &timeout);
+      if (poll (pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
+        {
+          rc_run_stop (r, RC_OUTCOME_SANDBOX);
+          continue;
+        }
+      ret = rc_run_handle (r, pfd, n, err);
+    }
+  if (ret < 0)
+    {
+      struct rc_job_result partial;
+      (void)rc_run_finish (r, &partial, NULL);
+      rc_job_result_free (&partial);
+      return -1;
+    }
+  return rc_run_finish (r, res, err);
 }

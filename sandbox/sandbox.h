@@ -1,24 +1,27 @@
-/* sandbox.h - the sandbox library: runs an rc_job_spec, fills rc_job_result.
+/* sandbox.h - the sandbox library: runs an rc_job_spec on a slot, fills an
+ * rc_job_result.
  *
- * Knows nothing of HTTP or JSON.  Two implementations behind one interface:
- *   - the sandbox (euid 0): per-job namespaces, overlay workspace, slot uid
- *     and cgroup, seccomp, rlimits (see the theory of operation in
- *     sandbox/sandbox.c);
- *   - the unsandboxed fallback (not root, or RUN_SANDBOX=off): a copy of the
- *     template in a temp dir, a process group, rlimits.  Unsafe, for
- *     development only; it says so in the log at start.
+ * Knows nothing of HTTP or JSON.  Two implementations behind one
+ * interface: the sandbox (euid 0; sandbox.c has the theory of operation)
+ * and the unsandboxed fallback (not root, or RUN_SANDBOX=off: a copy of the
+ * template in a temp dir, a process group, rlimits; unsafe, for development
+ * only, and it says so in the log at start).
  *
- * Life cycle:
- *   master:  rc_sandbox_host_setup()  once, before forking workers (creates
- *            the cgroup subtree, slot cgroups, state dir; fails closed)
- *   worker:  rc_sandbox_open()        once per worker (builds the seccomp
- *            filter, opens cgroup dirs)
- *            rc_sandbox_drop_bounding() once, before anything else runs
- *            (the first job does it if the caller did not)
- *            rc_sandbox_run()         per job, on a slot the worker claimed
- *            rc_sandbox_slot_clean()  after each job and before reusing a
- *            slot another process held: kills leftovers, verifies empty
- *   master:  rc_sandbox_host_teardown() at exit (removes the cgroup subtree)
+ * Who calls what:
+ *   keeper (the master, or `runcell exec`):
+ *     rc_sandbox_host_setup()     once: cgroup subtree, state dir; fails
+ *                                 closed
+ *     rc_sandbox_open()
+ *     rc_sandbox_keeper_start()   the slot table, every slot's root plan,
+ *                                 every slot's init started
+ *     rc_sandbox_keeper_reaped()  for each child it reaps: an init died?
+ *     rc_sandbox_keeper_tick()    restarts broken slots (rate-limited)
+ *     rc_sandbox_keeper_stop()    the inits killed and reaped
+ *     rc_sandbox_host_teardown()  at exit
+ *   any process that runs jobs (a worker; the keeper itself in the CLI):
+ *     rc_sandbox_open(), rc_sandbox_drop_bounding()
+ *     rc_slot_claim_*()            (slot/slot_table.h, re-exported below)
+ *     rc_run_start() .. rc_run_finish(), or rc_sandbox_run()
  */
 #ifndef RUNCELL_SANDBOX_SANDBOX_H
 #define RUNCELL_SANDBOX_SANDBOX_H
@@ -26,7 +29,10 @@
 #include "common/config.h"
 #include "common/error.h"
 #include "common/job.h"
+#include "common/lang.h"
+#include "sandbox/slot/slot_table.h"
 
+#include <poll.h>
 #include <stdbool.h>
 
 struct rc_sandbox;
@@ -38,60 +44,103 @@ enum rc_sandbox_mode
 };
 
 /* Decides the mode from cfg and euid, checks the host, creates the cgroup
- * subtree and one cgroup per slot.  Returns < 0 (and refuses to start) when
- * the sandbox is required or euid is 0 but a needed feature is missing. */
+ * subtree and its slots and the state directory.  < 0 (and refuses to
+ * start) when the sandbox is required or euid is 0 but something needed
+ * is missing. */
 int rc_sandbox_host_setup (const struct rc_config *cfg, enum rc_sandbox_mode *mode, rc_err_t *err);
 void rc_sandbox_host_teardown (const struct rc_config *cfg);
 
 int rc_sandbox_open (struct rc_sandbox **sb, const struct rc_config *cfg, enum rc_sandbox_mode mode,
                      rc_err_t *err);
 void rc_sandbox_close (struct rc_sandbox *sb);
-/* Empties this process's capability bounding set, once: a process that
- * runs jobs never execs anything that needs a capability, and its jobs
- * inherit the empty set.  Its effective capabilities stay. */
-int rc_sandbox_drop_bounding (struct rc_sandbox *sb, rc_err_t *err);
-/* Pre-started inits (spawn.c): a job takes the init started ahead of it,
- * if there is one.  RC_PRESTART_IDLE: the caller starts the next one with
- * rc_sandbox_prestart when it has nothing else to do (a worker, after its
- * reply); RC_PRESTART_DURING_JOB: the sandbox starts it while a job runs,
- * on the core the job leaves free (`runcell exec --repeat`). */
-enum rc_prestart
-{
-  RC_PRESTART_OFF = 0,
-  RC_PRESTART_IDLE,
-  RC_PRESTART_DURING_JOB,
-};
-void rc_sandbox_set_prestart (struct rc_sandbox *sb, enum rc_prestart how);
-/* Starts the next job's init now, unless one is waiting already. */
-void rc_sandbox_prestart (struct rc_sandbox *sb);
-/* Resident inits (spawn.c): a caller that runs many jobs keeps each
- * slot's namespace init from one job to the next of the same language
- * (cfg->resident_init can veto it).  Off by default: a one-job caller
- * gains nothing from it. */
-void rc_sandbox_set_resident (struct rc_sandbox *sb, bool on);
-/* The slot of this process's resident init, or -1. */
-int rc_sandbox_resident_slot (const struct rc_sandbox *sb);
-/* Once the job on slot is answered: when that slot's resident init is to
- * clear the job away, tells it to start and returns an fd that turns
- * readable when it is done (or died), so that rc_sandbox_slot_clean will
- * not wait; -1 otherwise. */
-int rc_sandbox_clean_wait_fd (struct rc_sandbox *sb, int slot);
-
-/* Runs every step of the job.  Returns 0 when the job ran (whatever the
- * user program did: verdicts are in res), < 0 on a sandbox failure: user
- * code did not run or its result cannot be trusted; err says
- * "sandbox: <step> errno=N" and the caller answers 500. */
-int rc_sandbox_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, struct rc_job_result *res,
-                    rc_err_t *err);
-
-/* Kills whatever is left in the slot (cgroup kill, waits until empty) and
- * verifies it is clean.  < 0: the slot must not be used. */
-int rc_sandbox_slot_clean (struct rc_sandbox *sb, int slot, rc_err_t *err);
-
 enum rc_sandbox_mode rc_sandbox_mode_of (const struct rc_sandbox *sb);
+/* Empties this process's capability bounding set, once: a process that
+ * runs jobs never execs anything that needs a capability. */
+int rc_sandbox_drop_bounding (struct rc_sandbox *sb, rc_err_t *err);
 
-/* `runcell --check-host`: prints a report to stdout; returns 0 when runcell
- * can run safely here, 1 otherwise. */
+/* ---- the keeper ---- */
+
+/* Creates the slot table (before any fork), and starts every slot's init
+ * with a root that serves langs (its available languages) and, for
+ * `runcell exec --template`, extra_template.  Returns once every init is
+ * started (not necessarily READY). */
+int rc_sandbox_keeper_start (struct rc_sandbox *sb, const struct rc_lang_table *langs,
+                             const char *extra_template, rc_err_t *err);
+/* A child of the keeper was reaped: true when it was a slot's init (the
+ * slot is then broken and restarted by the next tick). */
+bool rc_sandbox_keeper_reaped (struct rc_sandbox *sb, pid_t pid, int status);
+/* Restarts broken or cold slots (each at most every 100 ms), and ends the
+ * claims of owners that died (dead_owner > 0: that process). */
+void rc_sandbox_keeper_tick (struct rc_sandbox *sb, pid_t dead_owner);
+/* Every slot gets a fresh init: idle ones at once, busy ones after their
+ * job (a changed host file under the roots, a reload). */
+void rc_sandbox_keeper_renew (struct rc_sandbox *sb);
+/* Waits until every slot is READY (or timeout_ms): `runcell exec`. */
+int rc_sandbox_keeper_wait_ready (struct rc_sandbox *sb, unsigned timeout_ms, rc_err_t *err);
+void rc_sandbox_keeper_stop (struct rc_sandbox *sb);
+
+/* ---- running a job ---- */
+
+/* Interactive parts of a job, all optional. */
+struct rc_run_io
+{
+  /* Each chunk of output as it is read (stream 1 stdout, 2 stderr), also
+   * collected into the result. */
+  void (*on_output) (void *ud, size_t step, int stream, const char *data, size_t len);
+  /* A step started (its first process exec'd). */
+  void (*on_step) (void *ud, size_t step);
+  void *ud;
+  /* The run step's stdin is fed by rc_run_stdin while it runs (the spec's
+   * stdin_data is ignored), at most stdin_buffer bytes kept waiting. */
+  bool live_stdin;
+  size_t stdin_buffer;
+};
+
+struct rc_run;
+/* Starts the job on the slot claimed for it (spec->slot, claim_seq): its
+ * init takes it and runs step 0.  On failure the claim is ended (the slot
+ * goes back to be cleaned) and err says why. */
+int rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t claim_seq,
+                  const struct rc_run_io *io, struct rc_run **out, rc_err_t *err);
+/* What to poll and for how long (at most RC_RUN_POLLFDS fds). */
+#define RC_RUN_POLLFDS 4
+size_t rc_run_pollfds (struct rc_run *r, struct pollfd *pfd, int *timeout_ms);
+/* After the poll: 1 when the job is over, 0 to go on, -1 on a sandbox
+ * failure (err set). */
+int rc_run_handle (struct rc_run *r, const struct pollfd *pfd, size_t n, rc_err_t *err);
+/* Live stdin (io->live_stdin): -1 with ENOSPC when the buffer is full,
+ * EPIPE once stdin is closed or the step is over. */
+int rc_run_stdin (struct rc_run *r, const void *data, size_t len, bool eof);
+/* A signal to the running step's process group. */
+int rc_run_signal (struct rc_run *r, int sig);
+/* Ends the job now (a client gone, a DELETE), reported as `why`. */
+void rc_run_stop (struct rc_run *r, enum rc_outcome why);
+/* The step running now (for stage events). */
+size_t rc_run_step_index (const struct rc_run *r);
+/* The result (res owns its buffers).  Frees r.  The claim stays held (the
+ * job's leftover processes alive) until rc_sandbox_end_claims: a worker
+ * answers first and ends its claims after, so the init's clearing does not
+ * compete with the answer. */
+int rc_run_finish (struct rc_run *r, struct rc_job_result *res, rc_err_t *err);
+/* Ends every claim this process still holds: the slots' inits kill what
+ * is left of the jobs and clear them away.  wait: return only once every
+ * process of those jobs is gone (a session reads its directory next). */
+void rc_sandbox_end_claims (struct rc_sandbox *sb, bool wait);
+
+/* The whole job, blocking: start, poll, finish.  Returns 0 when the job
+ * ran (whatever the user program did: verdicts are in res), < 0 on a
+ * sandbox failure ("sandbox: <step> errno=N"; the caller answers 500). */
+int rc_sandbox_run (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t claim_seq,
+                    struct rc_job_result *res, rc_err_t *err);
+/* Ends a claim on which no job was started (a request that failed before
+ * its job ran). */
+void rc_sandbox_release (struct rc_sandbox *sb, int slot, uint32_t claim_seq);
+
+/* The uid of slot i: RUN_UID_BASE + i. */
+uid_t rc_slot_uid (const struct rc_config *cfg, int slot);
+
+/* `runcell --check-host`: prints a report to stdout; 0 when runcell can
+ * run safely here, 1 otherwise. */
 int rc_sandbox_check_host (const struct rc_config *cfg, bool verbose);
 
 #endif

@@ -36,10 +36,6 @@ int rc_session_ws_unmount (const char *dir, rc_err_t *err);
  * detection relies on).  -1 with errno when some entry keeps its owner. */
 int rc_session_ws_chown_tree (int rootfd, uid_t uid, gid_t gid, unsigned max_depth);
 
-/* The uid of a slot's jobs: RUN_UID_BASE + slot.  The one place that
- * knows the arithmetic; the sandbox and the sessions both call it. */
-uid_t rc_slot_uid (const struct rc_config *cfg, int slot);
-
 /* Lets only the web server's group (www-data) connect to the service's
  * unix socket; mode 0600 for root alone when there is no such group. */
 void rc_host_restrict_unix_socket (const char *path);

@@ -116,7 +116,7 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
   files = calloc (ex.n_files, sizeof *files);
   if (files == NULL)
     {
-      rc_http_error (res, 500, "internal");
+      rc_http_internal (res, "execute", "out of memory for %zu files", ex.n_files);
       goto out;
     }
   for (size_t i = 0; i < ex.n_files; i++)
@@ -140,9 +140,8 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
     goto out;
   if (result.n_steps != job.spec.n_steps)
     {
-      rc_log (RC_LOG_ERROR, "sandbox_failure", "job returned %zu steps, expected %zu",
-              result.n_steps, job.spec.n_steps);
-      rc_http_error (res, 500, "internal");
+      rc_http_internal (res, "sandbox_failure", "job returned %zu steps, expected %zu",
+                        result.n_steps, job.spec.n_steps);
       goto out;
     }
   render_execute (res, &result, job.has_compile);
@@ -203,8 +202,13 @@ rc_api_languages (struct rc_app *app, const struct rc_http_request *req,
   for (size_t i = 0; i < app->langs->n; i++)
     {
       const struct rc_lang *l = &app->langs->langs[i];
-      const struct rc_limits *d = &l->default_limits;
+      struct rc_job_limits jl;
+      const struct rc_limits *d = &jl.run;
       bool first = true;
+      /* The defaults a request gets: the manifest's after the operator's
+       * overrides and ceilings. */
+      if (rc_limits_resolve (app->cfg, l, RC_LIMITS_EXECUTE, NULL, &jl, NULL) < 0)
+        jl.run = l->default_limits;
       if (i)
         rc_buf_append (b, ",", 1);
       rc_buf_append (b, "{", 1);

@@ -81,6 +81,7 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
                           rc_err_t *err)
 {
   struct json_object *root, *v = NULL, *files;
+  struct rc_limits asked = { 0 };
   int ret = -1;
   size_t i, n;
 
@@ -100,14 +101,9 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
       FAIL (400, "language must not contain NUL");
     if (name == NULL)
       FAIL (400, "language is required and must be a string");
-    out->lang = rc_lang_find (langs, name);
+    if (rc_lang_lookup (langs, "language", name, true, RC_LANG_NEED_EXECUTE, &out->lang, err) < 0)
+      goto out;
   }
-  if (out->lang == NULL)
-    FAIL (400, "unsupported language");
-  if (!out->lang->available)
-    FAIL (501, "language %s is not installed on this host", out->lang->slug);
-  if (out->lang->execute_run == NULL)
-    FAIL (501, "language %s has no /v1/execute command", out->lang->slug);
 
   if (!json_object_object_get_ex (root, "files", &files)
       || !json_object_is_type (files, json_type_array))
@@ -187,30 +183,31 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
         }
     }
 
-  out->limits = out->lang->default_limits;
+  /* What the request asks, in bytes and ms; rc_limits_resolve lays it
+   * over the language's defaults and holds it to the ceilings. */
   if (json_object_object_get_ex (root, "limits", &v) && !json_object_is_type (v, json_type_null))
     {
       if (!json_object_is_type (v, json_type_object))
         FAIL (400, "limits must be an object");
       for (i = 0; i < rc_n_limit_fields; i++)
         {
+          const struct rc_limit_field *f = &rc_limit_fields[i];
           struct json_object *l;
           int64_t value;
-          uint64_t ceiling
-              = *(const uint64_t *)((const char *)&cfg->limit_max + rc_limit_fields[i].off);
-          if (!json_object_object_get_ex (v, rc_limit_fields[i].key, &l))
+          if (!json_object_object_get_ex (v, f->key, &l))
             continue;
           if (!json_object_is_type (l, json_type_int))
-            FAIL (400, "limits.%s must be a positive integer", rc_limit_fields[i].key);
+            FAIL (400, "limits.%s must be a positive integer", f->key);
           value = json_object_get_int64 (l);
           if (value <= 0)
-            FAIL (400, "limits.%s must be a positive integer", rc_limit_fields[i].key);
-          if ((uint64_t)value > ceiling / rc_limit_fields[i].scale)
-            FAIL (400, "limits.%s: %lld is above this server's ceiling of %llu",
-                  rc_limit_fields[i].key, (long long)value,
-                  (unsigned long long)(ceiling / rc_limit_fields[i].scale));
-          *(uint64_t *)((char *)&out->limits + rc_limit_fields[i].off)
-              = (uint64_t)value * rc_limit_fields[i].scale;
+            FAIL (400, "limits.%s must be a positive integer", f->key);
+          /* Past this no ceiling can be set (config.c's range). */
+          if ((uint64_t)value > UINT64_MAX / f->scale - 1)
+            FAIL (400, "limits.%s: %lld is above this server's ceiling of %llu", f->key,
+                  (long long)value,
+                  (unsigned long long)(*(const uint64_t *)((const char *)&cfg->limit_max + f->off)
+                                       / f->scale));
+          *(uint64_t *)((char *)&asked + f->off) = (uint64_t)value * f->scale;
         }
       json_object_object_foreach (v, key, val)
       {
@@ -222,6 +219,8 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
           FAIL (400, "limits.%s is not a known limit", key);
       }
     }
+  if (rc_limits_resolve (cfg, out->lang, RC_LIMITS_EXECUTE, &asked, &out->limits, err) < 0)
+    goto out;
   ret = 0;
 
 out:

@@ -4,9 +4,10 @@
  *    "stdin": "...", "args": ["..."],
  *    "limits": {"wallTimeMs", "idleMs", "cpuMs", "memoryMb", "pids", "outputKb"}}
  *
- * Limits fall back to the language manifest's defaultLimits field by field;
- * a value above the operator's ceiling is a 400 naming the field (never a
- * silent clamp); zero, negative or non-integer values are 400 too.
+ * The limits the request asks go through rc_limits_resolve: the language's
+ * defaults field by field, and a value above the operator's ceiling is a
+ * 400 naming the field (never a silent clamp).  Zero, negative or
+ * non-integer values are 400 too.
  */
 #ifndef RUNCELL_FCGI_EXECUTE_REQUEST_H
 #define RUNCELL_FCGI_EXECUTE_REQUEST_H
@@ -31,8 +32,8 @@ struct rc_execute_request
   size_t n_files;
   char *stdin_data; /* NULL when absent */
   size_t stdin_len;
-  char **args; /* NULL-terminated, never NULL after a successful parse */
-  struct rc_limits limits;
+  char **args;                 /* NULL-terminated, never NULL after a successful parse */
+  struct rc_job_limits limits; /* resolved (common/limits.h) */
 };
 
 /* Longest accepted file path and path component. */

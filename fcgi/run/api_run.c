@@ -59,16 +59,15 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
   rc_err_t err = NULL;
 
   res->log_job = true;
-  if (rc_run_request_parse (req->body, req->body_len, cfg->timeout_default_ms, cfg->timeout_max_ms,
-                            &run, &err)
-      < 0)
+  memset (&jr, 0, sizeof jr);
+  if (rc_run_request_parse (req->body, req->body_len, &run, &err) < 0)
     {
       rc_http_error_from (res, &err, "run_request");
       res->log_outcome = "bad_request";
       return;
     }
   res->log_lang = NULL;
-  if (rc_run_request_check_lang (&run, app->langs, &lang, &err) < 0)
+  if (rc_run_request_check (&run, cfg, app->langs, &lang, &jr.limits, &err) < 0)
     {
       rc_http_error_from (res, &err, "run_request");
       res->log_outcome = "bad_request";
@@ -76,7 +75,6 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
     }
   res->log_lang = lang->slug;
 
-  memset (&jr, 0, sizeof jr);
   jr.kind = RC_JOB_CONTRACT;
   jr.workspace = RC_WORKSPACE_TEMPLATE;
   jr.solution = run.solution_text;
@@ -85,7 +83,6 @@ rc_api_run (struct rc_app *app, const struct rc_http_request *req, struct rc_htt
   jr.checker_len = run.checker_len;
   jr.asserts = run.asserts;
   jr.asserts_len = run.asserts_len;
-  jr.limits.wall_ms = run.timeout_ms;
   if (rc_job_build (&job, lang, &jr, cfg, &err) < 0)
     {
       rc_http_error_from (res, &err, "job_build");

@@ -27,8 +27,7 @@ take_string (struct json_object *o, char **out, size_t *len)
 }
 
 int
-rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout_ms,
-                      uint64_t max_timeout_ms, struct rc_run_request *out, rc_err_t *err)
+rc_run_request_parse (const char *body, size_t len, struct rc_run_request *out, rc_err_t *err)
 {
   struct json_object *root, *v;
   int ret = -1;
@@ -92,22 +91,23 @@ rc_run_request_parse (const char *body, size_t len, uint64_t default_timeout_ms,
       if (take_string (v, &out->asserts, &out->asserts_len) < 0)
         goto oom;
     }
-  out->timeout_ms = default_timeout_ms;
   if (json_object_object_get_ex (root, "timeout", &v) && !json_object_is_type (v, json_type_null))
     {
+      if (!json_object_is_type (v, json_type_string))
+        {
+          rc_error_http (err, 400,
+                         "invalid timeout: expected a string such as \"500ms\", \"2s\" or \"1m\"");
+          goto out;
+        }
       /* The whole string: "5s\u0000x" is as invalid as "5sx", not 5 s. */
       bool has_nul;
       const char *timeout = rc_json_get_name (v, NULL, &has_nul);
       if (timeout == NULL || rc_parse_duration_ms (timeout, &out->timeout_ms) < 0)
         {
           rc_error_http (err, 400,
-                         "invalid timeout: expected a string such as \"500ms\", \"2s\" or \"1m\"");
-          goto out;
-        }
-      if (out->timeout_ms > max_timeout_ms)
-        {
-          rc_error_http (err, 400,
-                         "invalid timeout: above the maximum this server allows (RUN_TIMEOUT_MAX)");
+                         "invalid timeout \"%.32s\": expected a number and a unit, ms, s, m or h, "
+                         "such as \"500ms\", \"2s\" or \"1m\"",
+                         json_object_get_string (v));
           goto out;
         }
     }
@@ -124,31 +124,20 @@ out:
 }
 
 int
-rc_run_request_check_lang (const struct rc_run_request *req, const struct rc_lang_table *langs,
-                           const struct rc_lang **lang, rc_err_t *err)
+rc_run_request_check (const struct rc_run_request *req, const struct rc_config *cfg,
+                      const struct rc_lang_table *langs, const struct rc_lang **lang,
+                      struct rc_job_limits *limits, rc_err_t *err)
 {
-  const struct rc_lang *l = NULL;
-  /* /run takes slugs only (aliases are a /v1/execute convenience). */
-  for (size_t i = 0; i < langs->n; i++)
-    if (strcmp (langs->langs[i].slug, req->lang_slug) == 0)
-      l = &langs->langs[i];
-  if (l == NULL)
+  struct rc_limits asked = { .wall_ms = req->timeout_ms };
+  /* /run takes slugs only (aliases are a convenience of the /v1 API). */
+  if (rc_lang_lookup (langs, "lang_slug", req->lang_slug, false, RC_LANG_NEED_TEST, lang, err) < 0)
+    return -1;
+  if ((*lang)->checker_required && req->checker_text == NULL)
     {
-      rc_error_http (err, 400, "unsupported lang_slug");
-      return -1;
+      *lang = NULL;
+      return rc_error_http (err, 400, "checker_text is required");
     }
-  if (!l->available)
-    {
-      rc_error_http (err, 501, "lang_slug is not installed on this host");
-      return -1;
-    }
-  if (l->checker_required && req->checker_text == NULL)
-    {
-      rc_error_http (err, 400, "checker_text is required");
-      return -1;
-    }
-  *lang = l;
-  return 0;
+  return rc_limits_resolve (cfg, *lang, RC_LIMITS_RUN, &asked, limits, err);
 }
 
 void

@@ -22,9 +22,8 @@
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/sessions/multipart.h"
-#include "fcgi/sessions/session_config.h"
 #include "fcgi/sessions/session_exec.h"
-#include "fcgi/sessions/session_fs.h"
+#include "sandbox/hostfs.h"
 #include "fcgi/sessions/session_path.h"
 #include "fcgi/sessions/sessions.h"
 
@@ -124,7 +123,7 @@ on_part_data (void *ud, const char *data, size_t len, const char **why)
     {
     case PART_LANGUAGE:
       if (c->language.len + len > LANGUAGE_MAX)
-        return refuse (c, 400, why, "unsupported language");
+        return refuse (c, 400, why, "unsupported language: longer than 64 bytes");
       b = &c->language;
       break;
     case PART_CODE:
@@ -183,6 +182,7 @@ rc_session_parse_execute (const struct rc_http_request *req, const struct rc_ses
                           struct rc_http_response *res)
 {
   struct parse_ctx c;
+  rc_err_t err = NULL;
   int status = parse_form (req, sc, er, &c, res);
 
   if (status)
@@ -191,13 +191,15 @@ rc_session_parse_execute (const struct rc_http_request *req, const struct rc_ses
    * alias of a language that has an "execute" section. */
   if (!c.have_language)
     status = 400, rc_http_error (res, 400, "language is required");
-  else if ((c.language.len && memchr (c.language.data, '\0', c.language.len))
-           || (er->lang = rc_lang_find (langs, c.language.data ? c.language.data : "")) == NULL
-           || er->lang->execute_run == NULL)
-    status = 400, rc_http_error (res, 400, "unsupported language");
-  else if (!er->lang->available)
-    status = 501,
-    rc_http_errorf (res, 501, "language %s is not installed on this host", er->lang->slug);
+  else if (c.language.len && memchr (c.language.data, '\0', c.language.len))
+    status = 400, rc_http_error (res, 400, "language must not contain NUL");
+  else if (rc_lang_lookup (langs, "language", c.language.data ? c.language.data : "", true,
+                           RC_LANG_NEED_EXECUTE, &er->lang, &err)
+           < 0)
+    {
+      status = err && err->http_status ? err->http_status : 500;
+      rc_http_error_from (res, &err, "session_language");
+    }
   else if (!c.have_code)
     status = 400, rc_http_error (res, 400, "code is required");
   else if (er->code.len && memchr (er->code.data, '\0', er->code.len))
@@ -208,34 +210,20 @@ rc_session_parse_execute (const struct rc_http_request *req, const struct rc_ses
 
 /* -- helpers -------------------------------------------------------------- */
 
+/* A session call that failed (r < 0): its error is answered through the
+ * one mapping (rc_http_error_from), and the log names what happened. */
 static bool
-session_error (enum rc_session_status st, rc_err_t *err, struct rc_http_response *res)
+session_error (int r, rc_err_t *err, struct rc_http_response *res)
 {
-  switch (st)
-    {
-    case RC_SESSION_OK:
-      return false;
-    case RC_SESSION_NOT_FOUND:
-      rc_http_error (res, 404, "session not found");
-      res->log_outcome = "no_session";
-      break;
-    case RC_SESSION_LOCK_TIMEOUT:
-      rc_http_error (res, 409, "session is busy (lock wait timed out)");
-      res->log_outcome = "session_busy";
-      break;
-    case RC_SESSION_FULL:
-      rc_http_error (res, 503, "too many sessions (MAX_SESSIONS)");
-      res->log_outcome = "sessions_full";
-      break;
-    case RC_SESSION_ERROR:
-    default:
-      /* A store failure carries no HTTP status: logged, and a 500. */
-      rc_http_error_from (res, err, "session_store");
-      res->log_outcome = "session_error";
-      break;
-    }
-  if (err)
-    rc_error_free (err);
+  int status;
+  if (r >= 0)
+    return false;
+  status = *err ? (*err)->http_status : 0;
+  res->log_outcome = status == 404   ? "no_session"
+                     : status == 409 ? "session_busy"
+                     : status == 503 ? "sessions_full"
+                                     : "session_error";
+  rc_http_error_from (res, err, "session_store");
   return true;
 }
 
@@ -248,22 +236,6 @@ reply_json (struct rc_http_response *res, int status, struct rc_buf *json)
   res->content_type = "application/json";
   if (res->log_outcome == NULL)
     res->log_outcome = "ok";
-}
-
-static bool
-body_checks (const struct rc_http_request *req, struct rc_http_response *res)
-{
-  if (!rc_http_encoding_is_identity (req->content_encoding))
-    {
-      rc_http_error (res, 415, "unsupported content-encoding");
-      return false;
-    }
-  if (req->body_too_large)
-    {
-      rc_http_error (res, 413, "payload too large");
-      return false;
-    }
-  return true;
 }
 
 static bool
@@ -285,8 +257,6 @@ handle_create (struct rc_app *app, const struct rc_session_config *sc,
   rc_err_t err = NULL;
   bool first = true;
 
-  if (!body_checks (req, res))
-    return;
   if (is_multipart (req->content_type))
     {
       struct parse_ctx c;
@@ -299,12 +269,12 @@ handle_create (struct rc_app *app, const struct rc_session_config *sc,
       rc_http_error (res, 400, "a request body must be multipart/form-data");
       goto out;
     }
-  if (session_error (rc_session_create (app->cfg, sc, req->request_id, &s, &err), &err, res))
+  if (session_error (rc_session_create (app->cfg, req->request_id, &s, &err), &err, res))
     goto out;
   if (rc_session_write_uploads (&s, sc, seeds.uploads, seeds.n_uploads, res) != 0)
     {
       /* A session that could not be seeded is not handed out. */
-      rc_session_destroy (app->cfg, sc, &s, &err);
+      rc_session_destroy (app->cfg, &s, &err);
       rc_error_free (&err);
       goto out;
     }
@@ -328,11 +298,11 @@ handle_delete (struct rc_app *app, const struct rc_session_config *sc, const cha
   rc_err_t err = NULL;
   bool first = true;
 
-  if (session_error (rc_session_open (app->cfg, sc, id, &s, &err), &err, res))
+  if (session_error (rc_session_open (app->cfg, id, &s, &err), &err, res))
     return;
-  if (rc_session_destroy (app->cfg, sc, &s, &err) < 0)
+  if (rc_session_destroy (app->cfg, &s, &err) < 0)
     {
-      session_error (RC_SESSION_ERROR, &err, res);
+      session_error (-1, &err, res);
       return;
     }
   rc_buf_append (&json, "{", 1);
@@ -365,8 +335,7 @@ file_errno (int e, struct rc_http_response *res)
       rc_http_error (res, 400, "path too long");
       break;
     default:
-      rc_log (RC_LOG_ERROR, "session_file", "%s", strerror (e));
-      rc_http_error (res, 500, "internal");
+      rc_http_internal (res, "session_file", "%s", strerror (e));
       break;
     }
 }
@@ -375,13 +344,13 @@ static void
 files_get (struct rc_session *s, const char *path, struct rc_http_response *res)
 {
   struct stat st;
-  int fd = rc_sfs_open_regular (s->dirfd, path, &st);
+  int fd = rc_hostfs_open_regular (s->dirfd, path, &st);
 
   if (fd < 0 && errno == EISDIR)
     {
       struct rc_buf json = { 0 };
-      int dfd = rc_sfs_open (s->dirfd, path, O_RDONLY | O_DIRECTORY);
-      if (dfd < 0 || rc_sfs_list_json (dfd, path, &json) < 0)
+      int dfd = rc_hostfs_open (s->dirfd, path, O_RDONLY | O_DIRECTORY);
+      if (dfd < 0 || rc_session_list_json (dfd, path, &json) < 0)
         {
           file_errno (errno, res);
           if (dfd >= 0)
@@ -400,7 +369,7 @@ files_get (struct rc_session *s, const char *path, struct rc_http_response *res)
       return;
     }
   rc_buf_reset (&res->body);
-  if (rc_sfs_read_fd (fd, UINT64_MAX, &res->body) < 0)
+  if (rc_hostfs_read_fd (fd, UINT64_MAX, &res->body) < 0)
     {
       int e = errno;
       close (fd);
@@ -445,7 +414,7 @@ files_delete (struct rc_session *s, const char *path, struct rc_http_response *r
   struct rc_buf json = { 0 };
   bool first = true;
 
-  if (rc_sfs_remove (s->dirfd, path) < 0)
+  if (rc_hostfs_remove (s->dirfd, path) < 0)
     {
       file_errno (errno, res);
       return;
@@ -458,37 +427,39 @@ files_delete (struct rc_session *s, const char *path, struct rc_http_response *r
   rc_buf_free (&json);
 }
 
+enum file_op
+{
+  FILE_GET,
+  FILE_PUT,
+  FILE_DELETE,
+};
+
 static void
 handle_files (struct rc_app *app, const struct rc_session_config *sc, const char *id,
-              const char *raw_path, const struct rc_http_request *req, struct rc_http_response *res)
+              enum file_op op, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  char path[RC_SESSION_PATH_MAX + 1];
-  const char *why = NULL;
-  bool is_get = strcmp (req->method, "GET") == 0 || strcmp (req->method, "HEAD") == 0;
-  bool is_put = strcmp (req->method, "PUT") == 0;
+  char path[RC_SESSION_PATH_MAX + 1], decoded[RC_SESSION_PATH_MAX + 2];
+  const char *why = NULL, *raw_path = req->path_rest ? req->path_rest : "";
+  bool is_get = op == FILE_GET, is_put = op == FILE_PUT;
   struct rc_session s;
   rc_err_t err = NULL;
 
-  if (!is_get && !is_put && strcmp (req->method, "DELETE") != 0)
+  /* The route hands the path over as the client sent it: decoded once
+   * here, so that an encoded '/' or ".." is judged, never merged away. */
+  if (rc_http_percent_decode (raw_path, strlen (raw_path), decoded, sizeof decoded) < 0)
     {
-      res->allow = "GET, PUT, DELETE";
-      rc_http_error (res, 405, "method not allowed");
+      rc_http_error (res, 400, "path has a bad percent-escape or is too long");
+      res->log_outcome = "bad_path";
       return;
     }
-  if (is_put && !body_checks (req, res))
-    return;
-  if (!rc_session_exists (app->cfg, sc, id))
-    {
-      session_error (RC_SESSION_NOT_FOUND, NULL, res);
-      return;
-    }
+  raw_path = decoded;
   if (rc_session_path_normalize (raw_path, strlen (raw_path), path, sizeof path, is_get, &why) < 0)
     {
       rc_http_error (res, 400, why);
       res->log_outcome = "bad_path";
       return;
     }
-  if (session_error (rc_session_open (app->cfg, sc, id, &s, &err), &err, res))
+  if (session_error (rc_session_open (app->cfg, id, &s, &err), &err, res))
     return;
   if (is_get)
     files_get (&s, path, res);
@@ -507,13 +478,6 @@ handle_execute (struct rc_app *app, const struct rc_session_config *sc, const ch
   struct rc_session s;
   rc_err_t err = NULL;
 
-  if (!body_checks (req, res))
-    return;
-  if (id && !rc_session_exists (app->cfg, sc, id))
-    {
-      session_error (RC_SESSION_NOT_FOUND, NULL, res);
-      return;
-    }
   if (rc_session_parse_execute (req, sc, app->langs, &er, res) != 0)
     {
       res->log_outcome = "bad_request";
@@ -521,16 +485,16 @@ handle_execute (struct rc_app *app, const struct rc_session_config *sc, const ch
     }
   if (id)
     {
-      if (session_error (rc_session_open (app->cfg, sc, id, &s, &err), &err, res))
+      if (session_error (rc_session_open (app->cfg, id, &s, &err), &err, res))
         goto out;
     }
-  else if (session_error (rc_session_create (app->cfg, sc, req->request_id, &s, &err), &err, res))
+  else if (session_error (rc_session_create (app->cfg, req->request_id, &s, &err), &err, res))
     goto out;
   if (rc_session_write_uploads (&s, sc, er.uploads, er.n_uploads, res) == 0)
     rc_session_execute (app, sc, &s, &er, res);
   if (id)
     rc_session_release (&s);
-  else if (rc_session_destroy (app->cfg, sc, &s, &err) < 0)
+  else if (rc_session_destroy (app->cfg, &s, &err) < 0)
     {
       rc_log (RC_LOG_ERROR, "session_destroy", "throw-away session: %s", rc_error_text (err));
       rc_error_free (&err);
@@ -539,106 +503,72 @@ out:
   rc_exec_request_free (&er);
 }
 
-/* -- routing -------------------------------------------------------------- */
+/* -- the routes (fcgi/router.c) ------------------------------------------ */
 
-static void
-method_not_allowed (struct rc_http_response *res, const char *allow)
+/* The session a route names, or false with 404 answered: an id runcell
+ * never hands out is no session either. */
+static bool
+session_named (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  res->allow = allow;
-  rc_http_error (res, 405, "method not allowed");
+  rc_err_t err = NULL;
+  if (req->path_id && rc_session_id_valid (req->path_id, strlen (req->path_id))
+      && rc_session_exists (app->cfg, req->path_id))
+    return true;
+  rc_error_http (&err, 404, "session not found");
+  session_error (-1, &err, res);
+  return false;
 }
 
-/* What the dispatcher below serves, for rc_route_list (keep in step). */
-const struct rc_route_info rc_api_sessions_routes[] = {
-  { "POST", "/execute" },
-  { "POST", "/sessions" },
-  { "DELETE", "/sessions/{id}" },
-  { "POST", "/sessions/{id}/execute" },
-  { "GET", "/sessions/{id}/files/{path}" },
-  { "PUT", "/sessions/{id}/files/{path}" },
-  { "DELETE", "/sessions/{id}/files/{path}" },
-};
-const size_t rc_api_sessions_n_routes
-    = sizeof rc_api_sessions_routes / sizeof rc_api_sessions_routes[0];
-
-bool
-rc_api_sessions_route (struct rc_app *app, const struct rc_http_request *req,
+void
+rc_api_session_create (struct rc_app *app, const struct rc_http_request *req,
                        struct rc_http_response *res)
 {
-  const char *p = req->path;
-  const struct rc_session_config *sc;
-  char id[RC_SESSION_ID_LEN + 1];
-  const char *rest, *slash;
-  size_t id_len;
+  handle_create (app, &app->cfg->sessions, req, res);
+}
 
-  if (strcmp (p, "/execute") != 0 && strcmp (p, "/sessions") != 0 && strcmp (p, "/sessions/") != 0
-      && strncmp (p, "/sessions/", 10) != 0)
-    return false;
-  sc = rc_session_config_get ();
-  if (sc == NULL)
-    {
-      rc_http_error (res, 500, "sessions API misconfigured (see the log)");
-      return true;
-    }
-  if (strcmp (p, "/execute") == 0)
-    {
-      if (strcmp (req->method, "POST") != 0)
-        method_not_allowed (res, "POST");
-      else
-        handle_execute (app, sc, NULL, req, res);
-      return true;
-    }
-  if (strcmp (p, "/sessions") == 0 || strcmp (p, "/sessions/") == 0)
-    {
-      if (strcmp (req->method, "POST") != 0)
-        method_not_allowed (res, "POST");
-      else
-        handle_create (app, sc, req, res);
-      return true;
-    }
-  rest = p + 10;
-  slash = strchr (rest, '/');
-  id_len = slash ? (size_t)(slash - rest) : strlen (rest);
-  if (!rc_session_id_valid (rest, id_len))
-    {
-      /* Not an id runcell hands out: no such session, whatever follows
-       * (unless the shape itself is unknown). */
-      if (slash == NULL || strcmp (slash, "/") == 0 || strcmp (slash, "/execute") == 0
-          || strcmp (slash, "/files") == 0 || strncmp (slash, "/files/", 7) == 0)
-        rc_http_error (res, 404, "session not found");
-      else
-        rc_http_error (res, 404, "not found");
-      return true;
-    }
-  memcpy (id, rest, id_len);
-  id[id_len] = '\0';
-  rest += id_len;
-  if (*rest == '\0' || strcmp (rest, "/") == 0)
-    {
-      if (strcmp (req->method, "DELETE") != 0)
-        method_not_allowed (res, "DELETE");
-      else
-        handle_delete (app, sc, id, res);
-      return true;
-    }
-  if (strcmp (rest, "/execute") == 0)
-    {
-      if (strcmp (req->method, "POST") != 0)
-        method_not_allowed (res, "POST");
-      else
-        handle_execute (app, sc, id, req, res);
-      return true;
-    }
-  if (strcmp (rest, "/files") == 0)
-    {
-      handle_files (app, sc, id, "", req, res);
-      return true;
-    }
-  if (strncmp (rest, "/files/", 7) == 0)
-    {
-      handle_files (app, sc, id, rest + 7, req, res);
-      return true;
-    }
-  rc_http_error (res, 404, "not found");
-  return true;
+void
+rc_api_session_delete (struct rc_app *app, const struct rc_http_request *req,
+                       struct rc_http_response *res)
+{
+  if (session_named (app, req, res))
+    handle_delete (app, &app->cfg->sessions, req->path_id, res);
+}
+
+void
+rc_api_session_execute (struct rc_app *app, const struct rc_http_request *req,
+                        struct rc_http_response *res)
+{
+  if (session_named (app, req, res))
+    handle_execute (app, &app->cfg->sessions, req->path_id, req, res);
+}
+
+void
+rc_api_session_execute_once (struct rc_app *app, const struct rc_http_request *req,
+                             struct rc_http_response *res)
+{
+  handle_execute (app, &app->cfg->sessions, NULL, req, res);
+}
+
+void
+rc_api_session_file_get (struct rc_app *app, const struct rc_http_request *req,
+                         struct rc_http_response *res)
+{
+  if (session_named (app, req, res))
+    handle_files (app, &app->cfg->sessions, req->path_id, FILE_GET, req, res);
+}
+
+void
+rc_api_session_file_put (struct rc_app *app, const struct rc_http_request *req,
+                         struct rc_http_response *res)
+{
+  if (session_named (app, req, res))
+    handle_files (app, &app->cfg->sessions, req->path_id, FILE_PUT, req, res);
+}
+
+void
+rc_api_session_file_delete (struct rc_app *app, const struct rc_http_request *req,
+                            struct rc_http_response *res)
+{
+  if (session_named (app, req, res))
+    handle_files (app, &app->cfg->sessions, req->path_id, FILE_DELETE, req, res);
 }

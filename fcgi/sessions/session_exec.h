@@ -9,7 +9,6 @@
 #include "common/job.h"
 #include "common/lang.h"
 #include "fcgi/app.h"
-#include "fcgi/sessions/session_config.h"
 #include "fcgi/sessions/session_path.h"
 #include "fcgi/sessions/sessions.h"
 

@@ -14,7 +14,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "fcgi/app.h"
-#include "fcgi/sessions/session_fs.h"
+#include "sandbox/hostfs.h"
 #include "sandbox/session_workspace.h"
 
 #include <dirent.h>
@@ -146,9 +146,10 @@ count_sessions (const char *root)
 }
 
 int
-rc_sessions_count (const struct rc_config *cfg, const struct rc_session_config *sc)
+rc_sessions_count (const struct rc_config *cfg)
 {
-  const char *root = rc_session_root (cfg, sc);
+  const struct rc_session_config *sc = &cfg->sessions;
+  const char *root = sc->dir;
   return root ? count_sessions (root) : -1;
 }
 
@@ -178,7 +179,7 @@ remove_data_dir (const char *dir, rc_err_t *err)
     }
   if (fd < 0)
     return rc_error_sys (err, "open %s", dir);
-  if (rc_sfs_empty_dir (fd) < 0)
+  if (rc_hostfs_empty_dir (fd) < 0)
     {
       close (fd);
       return rc_error_sys (err, "empty %s", dir);
@@ -201,11 +202,12 @@ read_data_name (int lockfd, char name[RC_SESSION_ID_LEN + 1])
   return 0;
 }
 
-enum rc_session_status
-rc_session_create (const struct rc_config *cfg, const struct rc_session_config *sc,
-                   const char *wanted_id, struct rc_session *s, rc_err_t *err)
+int
+rc_session_create (const struct rc_config *cfg, const char *wanted_id, struct rc_session *s,
+                   rc_err_t *err)
 {
-  const char *root = rc_session_root (cfg, sc);
+  const struct rc_session_config *sc = &cfg->sessions;
+  const char *root = sc->dir;
   char path[4200], meta[4200], name[RC_SESSION_ID_LEN + 1];
   cleanup_close int gfd = -1;
   int n, fd = -1;
@@ -215,46 +217,46 @@ rc_session_create (const struct rc_config *cfg, const struct rc_session_config *
   if (root == NULL)
     {
       rc_error_set (err, ENOMEM, "sessions root");
-      return RC_SESSION_ERROR;
+      return -1;
     }
   if (ensure_root (root, err) < 0)
-    return RC_SESSION_ERROR;
+    return -1;
   snprintf (path, sizeof path, "%s/.lock", root);
   gfd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (gfd < 0 || lock_wait (gfd, sc->lock_wait_s) < 0)
     {
-      if (gfd >= 0 && errno == EWOULDBLOCK)
-        return RC_SESSION_FULL; /* creations are this backed up: no capacity */
+      if (gfd >= 0 && errno == EWOULDBLOCK) /* creations are this backed up: no capacity */
+        return rc_error_http (err, 503, "too many sessions (MAX_SESSIONS)");
       rc_error_sys (err, "lock %s", path);
-      return RC_SESSION_ERROR;
+      return -1;
     }
   n = count_sessions (root);
   if (n < 0)
     {
       rc_error_sys (err, "count sessions in %s", root);
-      return RC_SESSION_ERROR;
+      return -1;
     }
   if ((uint64_t)n >= sc->max_sessions)
-    return RC_SESSION_FULL;
+    return rc_error_http (err, 503, "too many sessions (MAX_SESSIONS)");
   if (random_id (name, err) < 0)
-    return RC_SESSION_ERROR;
+    return -1;
   snprintf (meta, sizeof meta, "%s/meta/%s", root, wanted_id ? wanted_id : "");
   if (wanted_id != NULL && rc_session_id_valid (wanted_id, strlen (wanted_id))
       && access (meta, F_OK) < 0 && errno == ENOENT)
     memcpy (s->id, wanted_id, RC_SESSION_ID_LEN + 1);
   else if (random_id (s->id, err) < 0)
-    return RC_SESSION_ERROR;
+    return -1;
   snprintf (path, sizeof path, "%s/data/%s", root, name);
   snprintf (meta, sizeof meta, "%s/meta/%s", root, s->id);
   if (mkdir (path, 0700) < 0)
     {
       rc_error_sys (err, "mkdir %s", path);
-      return RC_SESSION_ERROR;
+      return -1;
     }
   if (mount_quota (sc, path, err) < 0)
     {
       rmdir (path);
-      return RC_SESSION_ERROR;
+      return -1;
     }
   fd = open (meta, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) < 0 || write (fd, name, RC_SESSION_ID_LEN) < 0
@@ -271,7 +273,7 @@ rc_session_create (const struct rc_config *cfg, const struct rc_session_config *
         remove_data_dir (path, &ignored);
         rc_error_free (&ignored);
       }
-      return RC_SESSION_ERROR;
+      return -1;
     }
   s->lockfd = fd;
   s->dirfd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -280,17 +282,18 @@ rc_session_create (const struct rc_config *cfg, const struct rc_session_config *
     {
       rc_err_t ignored = NULL;
       rc_error_sys (err, "open %s", path);
-      rc_session_destroy (cfg, sc, s, &ignored);
+      rc_session_destroy (cfg, s, &ignored);
       rc_error_free (&ignored);
-      return RC_SESSION_ERROR;
+      return -1;
     }
-  return RC_SESSION_OK;
+  return 0;
 }
 
 bool
-rc_session_exists (const struct rc_config *cfg, const struct rc_session_config *sc, const char *id)
+rc_session_exists (const struct rc_config *cfg, const char *id)
 {
-  const char *root = rc_session_root (cfg, sc);
+  const struct rc_session_config *sc = &cfg->sessions;
+  const char *root = sc->dir;
   char meta[4200];
   struct stat st;
   if (root == NULL || !rc_session_id_valid (id, strlen (id)))
@@ -299,11 +302,11 @@ rc_session_exists (const struct rc_config *cfg, const struct rc_session_config *
   return lstat (meta, &st) == 0 && S_ISREG (st.st_mode);
 }
 
-enum rc_session_status
-rc_session_open (const struct rc_config *cfg, const struct rc_session_config *sc, const char *id,
-                 struct rc_session *s, rc_err_t *err)
+int
+rc_session_open (const struct rc_config *cfg, const char *id, struct rc_session *s, rc_err_t *err)
 {
-  const char *root = rc_session_root (cfg, sc);
+  const struct rc_session_config *sc = &cfg->sessions;
+  const char *root = sc->dir;
   char meta[4200], path[4200], name[RC_SESSION_ID_LEN + 1];
   struct stat st;
   int fd;
@@ -311,31 +314,31 @@ rc_session_open (const struct rc_config *cfg, const struct rc_session_config *sc
   memset (s, 0, sizeof *s);
   s->lockfd = s->dirfd = -1;
   if (!rc_session_id_valid (id, strlen (id)) || root == NULL)
-    return RC_SESSION_NOT_FOUND;
+    return rc_error_http (err, 404, "session not found");
   snprintf (meta, sizeof meta, "%s/meta/%s", root, id);
   fd = open (meta, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     {
       if (errno == ENOENT)
-        return RC_SESSION_NOT_FOUND;
+        return rc_error_http (err, 404, "session not found");
       rc_error_sys (err, "open %s", meta);
-      return RC_SESSION_ERROR;
+      return -1;
     }
   if (lock_wait (fd, sc->lock_wait_s) < 0)
     {
       int e = errno;
       close (fd);
       if (e == EWOULDBLOCK)
-        return RC_SESSION_LOCK_TIMEOUT;
+        return rc_error_http (err, 409, "session is busy (lock wait timed out)");
       errno = e;
       rc_error_sys (err, "flock %s", meta);
-      return RC_SESSION_ERROR;
+      return -1;
     }
   /* Deleted (or expired) while we waited. */
   if (fstat (fd, &st) < 0 || st.st_nlink == 0 || read_data_name (fd, name) < 0)
     {
       close (fd);
-      return RC_SESSION_NOT_FOUND;
+      return rc_error_http (err, 404, "session not found");
     }
   snprintf (path, sizeof path, "%s/data/%s", root, name);
   s->dirfd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -343,12 +346,12 @@ rc_session_open (const struct rc_config *cfg, const struct rc_session_config *sc
     {
       rc_error_sys (err, "open %s", path);
       close (fd);
-      return RC_SESSION_ERROR;
+      return -1;
     }
   s->data_path = strdup (path);
   memcpy (s->id, id, RC_SESSION_ID_LEN + 1);
   s->lockfd = fd;
-  return RC_SESSION_OK;
+  return 0;
 }
 
 static void
@@ -372,10 +375,10 @@ rc_session_release (struct rc_session *s)
 }
 
 int
-rc_session_destroy (const struct rc_config *cfg, const struct rc_session_config *sc,
-                    struct rc_session *s, rc_err_t *err)
+rc_session_destroy (const struct rc_config *cfg, struct rc_session *s, rc_err_t *err)
 {
-  const char *root = rc_session_root (cfg, sc);
+  const struct rc_session_config *sc = &cfg->sessions;
+  const char *root = sc->dir;
   char meta[4200];
   int ret = 0;
 
@@ -436,14 +439,9 @@ remove_all (const char *root)
 int
 rc_sessions_host_setup (const struct rc_config *cfg, rc_err_t *err)
 {
-  const struct rc_session_config *sc = rc_session_config_get ();
-  const char *root;
+  const struct rc_session_config *sc = &cfg->sessions;
+  const char *root = sc->dir;
 
-  if (sc == NULL)
-    return rc_error_set (err, EINVAL, "sessions: configuration is malformed (see the log)");
-  root = rc_session_root (cfg, sc);
-  if (root == NULL)
-    return rc_error_set (err, ENOMEM, "sessions root");
   if (ensure_root (root, err) < 0)
     return -1;
   remove_all (root);
@@ -461,10 +459,8 @@ rc_sessions_host_setup (const struct rc_config *cfg, rc_err_t *err)
 void
 rc_sessions_host_teardown (const struct rc_config *cfg)
 {
-  const struct rc_session_config *sc = rc_session_config_get ();
-  const char *root = sc ? rc_session_root (cfg, sc) : NULL;
-  if (root)
-    remove_all (root);
+  if (cfg->sessions.dir)
+    remove_all (cfg->sessions.dir);
 }
 
 /* Removes data directories no record points to (a worker killed between
@@ -544,19 +540,16 @@ void
 rc_sessions_sweep (const struct rc_config *cfg)
 {
   static uint64_t next_ms;
-  const struct rc_session_config *sc = rc_session_config_get ();
-  const char *root;
+  const struct rc_session_config *sc = &cfg->sessions;
+  const char *root = sc->dir;
   char p[4200];
   DIR *d;
   struct dirent *de;
   struct timespec now;
 
-  if (sc == NULL || rc_now_ms () < next_ms)
+  if (rc_now_ms () < next_ms)
     return;
   next_ms = rc_now_ms () + sc->sweep_s * 1000u;
-  root = rc_session_root (cfg, sc);
-  if (root == NULL)
-    return;
   snprintf (p, sizeof p, "%s/meta", root);
   d = opendir (p);
   if (d == NULL)
@@ -592,7 +585,7 @@ rc_sessions_sweep (const struct rc_config *cfg)
       s.dirfd = -1;
       if (asprintf (&s.data_path, "%s/data/%s", root, name) < 0)
         s.data_path = NULL;
-      if (rc_session_destroy (cfg, sc, &s, &err) < 0)
+      if (rc_session_destroy (cfg, &s, &err) < 0)
         {
           rc_log (RC_LOG_WARN, "session_expire_failed", "%s: %s", de->d_name, rc_error_text (err));
           rc_error_free (&err);

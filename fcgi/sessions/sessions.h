@@ -22,7 +22,7 @@
 
 #include "common/config.h"
 #include "common/error.h"
-#include "fcgi/sessions/session_config.h"
+#include "common/job.h"
 
 #include <stdbool.h>
 
@@ -36,14 +36,9 @@ struct rc_session
   char *data_path;
 };
 
-enum rc_session_status
-{
-  RC_SESSION_OK = 0,
-  RC_SESSION_NOT_FOUND,    /* 404 */
-  RC_SESSION_LOCK_TIMEOUT, /* 409 */
-  RC_SESSION_FULL,         /* 503: MAX_SESSIONS */
-  RC_SESSION_ERROR,        /* 500 (err filled) */
-};
+/* Writes the JSON listing {"path": ..., "entries": [...]} of a directory
+ * (session_list.c). */
+int rc_session_list_json (int dirfd, const char *path, struct rc_buf *out);
 
 /* True for 32 lowercase hex digits. */
 bool rc_session_id_valid (const char *id, size_t len);
@@ -53,22 +48,18 @@ bool rc_session_id_valid (const char *id, size_t len);
  * 128-bit $request_id, so that behind an upstream hashed on it the session
  * is created on the host its later requests (hashed on the id) reach.
  * Otherwise the id comes from getrandom. */
-enum rc_session_status rc_session_create (const struct rc_config *cfg,
-                                          const struct rc_session_config *sc, const char *wanted_id,
-                                          struct rc_session *s, rc_err_t *err);
+int rc_session_create (const struct rc_config *cfg, const char *wanted_id, struct rc_session *s,
+                       rc_err_t *err);
 /* True when a session with this id exists (no lock taken). */
-bool rc_session_exists (const struct rc_config *cfg, const struct rc_session_config *sc,
-                        const char *id);
+bool rc_session_exists (const struct rc_config *cfg, const char *id);
 /* Opens and locks a session, waiting up to SESSION_LOCK_WAIT_TIMEOUT_SECONDS. */
-enum rc_session_status rc_session_open (const struct rc_config *cfg,
-                                        const struct rc_session_config *sc, const char *id,
-                                        struct rc_session *s, rc_err_t *err);
+int rc_session_open (const struct rc_config *cfg, const char *id, struct rc_session *s,
+                     rc_err_t *err);
 /* Records activity (the idle clock restarts), unlocks, closes. */
 void rc_session_release (struct rc_session *s);
 /* Removes a locked session (files, quota mount, record) and closes it.
  * Works whatever a job left: modes, FIFOs, deep trees. */
-int rc_session_destroy (const struct rc_config *cfg, const struct rc_session_config *sc,
-                        struct rc_session *s, rc_err_t *err);
+int rc_session_destroy (const struct rc_config *cfg, struct rc_session *s, rc_err_t *err);
 
 /* Master, before forking the workers (root): creates the root, removes
  * sessions left by an earlier run and, with SESSION_QUOTA=tmpfs, moves the
@@ -79,6 +70,6 @@ int rc_sessions_host_setup (const struct rc_config *cfg, rc_err_t *err);
 void rc_sessions_host_teardown (const struct rc_config *cfg);
 
 /* Number of live sessions (for tests and metrics). */
-int rc_sessions_count (const struct rc_config *cfg, const struct rc_session_config *sc);
+int rc_sessions_count (const struct rc_config *cfg);
 
 #endif

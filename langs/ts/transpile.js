@@ -7,7 +7,8 @@
 // directory (/sandbox), so relative requires resolve against the workspace
 // even when the code itself was staged elsewhere (a session's /tmp).  Other
 // .ts files are compiled the same way when required.  The program sees
-// process.argv = [node, <entry>, ARGS...].
+// process.argv = [node, <entry>, ARGS...] and its stdin is the job's; the
+// entry is require.main, as under `node <entry>` (js/run.js does the same).
 'use strict';
 const Module = require('module');
 const fs = require('fs');
@@ -50,8 +51,11 @@ if (!entry) {
 const file = path.isAbsolute(entry) ? path.join(process.cwd(), path.basename(entry))
   : path.resolve(process.cwd(), entry);
 const m = new Module(file, null);
+m.id = '.';
 m.filename = file;
 m.paths = Module._nodeModulePaths(path.dirname(file));
 process.argv.splice(1, 2, file);
-require.main = m;
-m._compile(transpile(fs.readFileSync(entry, 'utf8'), file), file);
+process.mainModule = m; // what the program's require.main reads
+Module._cache[file] = m;
+m._compile(transpile(fs.readFileSync(entry, 'utf8'), file), file, 'commonjs');
+m.loaded = true;

@@ -1,12 +1,15 @@
-"""netns_reuse.py - the reset rules of the pre-made per-slot network
-namespace (docs/sandbox.md, "Network namespace: pre-made per slot").
+"""netns_reuse.py - the network namespace of a slot between two jobs
+(docs/sandbox.md, "The per-job contract").
 
-The service joins every job of a slot to the same network namespace, so
-nothing a job does there may reach the next job: with one slot, job 1
-leaves a daemon holding a TCP listener, a UDP socket and an abstract Unix
-socket, and tries to take lo down and to write a net sysctl (both must
-fail); job 2, in the same namespace (same inode, not the host's), finds
-nothing listening, can bind the same names, and has lo up.
+A slot's jobs run in its init's network namespace; the init gives the next
+job a new one whenever the job before changed anything in it (a packet,
+a socket left behind), and keeps it otherwise.  With one slot, job 1 leaves
+a daemon holding a TCP listener, a UDP socket and an abstract Unix socket,
+connects to it, and tries to take lo down and to write a net sysctl (both
+must fail); job 2 runs in a new namespace (not the host's), finds nothing
+listening, can bind the same names, and has lo up; job 3, after a job that
+did not touch the network, runs in job 2's namespace... which job 2 did
+touch: so job 4 is compared with job 3, both quiet.
 """
 
 import json
@@ -101,8 +104,9 @@ t.ok(isinstance(a.get("sysctl"), int), "job 1 cannot write a net sysctl (errno %
 
 r2, b = job(JOB2)
 b = b or {}
-t.ok(b.get("ns") is not None and b.get("ns") == a.get("ns"),
-     "job 2 runs in the same pre-made namespace (%s, %s)" % (a.get("ns"), b.get("ns")), repr(r2))
+t.ok(b.get("ns") is not None and a.get("ns") is not None and b.get("ns") != a.get("ns"),
+     "job 1 used the network: job 2 runs in a new namespace (%s, %s)" % (a.get("ns"), b.get("ns")),
+     repr(r2))
 t.ok(b.get("ns") != os.readlink("/proc/self/ns/net"), "that namespace is not the host's")
 t.ok(b.get("connect_old") not in (None, 0),
      "nothing of job 1 listens there any more (connect errno %r)" % b.get("connect_old"))
@@ -111,6 +115,15 @@ t.ok(b.get("connect_new") == 0 and b.get("udp_bound") and b.get("abstract_bound"
 t.ok(b.get("lo_up") is True, "lo is still up")
 t.ok(b.get("port_range") not in (None, ["40000", "40001"]),
      "the net sysctls are unchanged (%r)" % (b.get("port_range"),))
+
+QUIET = 'import os; print(os.readlink("/proc/self/ns/net"))'
+r3 = svc.post_json("/v1/execute", {"language": "python", "files": [{"name": "main.py", "content": QUIET}]}, timeout=60)
+r4 = svc.post_json("/v1/execute", {"language": "python", "files": [{"name": "main.py", "content": QUIET}]}, timeout=60)
+n3 = (r3.json or {}).get("stdout", "").strip()
+n4 = (r4.json or {}).get("stdout", "").strip()
+t.ok(n3 and n3 != b.get("ns") and n4 == n3,
+     "a job that did not touch the network leaves its namespace to the next (%s, %s, %s)"
+     % (b.get("ns"), n3, n4))
 
 svc.stop()
 t.exit()

@@ -40,6 +40,15 @@ def run(body, **kw):
 r = svc.get("/health")
 t.eq((r.status, r.body), (200, b"ok\n"), "GET /health is 200 ok\\n")
 
+rid = r.headers.get("x-request-id", "")
+t.ok(len(rid) >= 16, "every answer names its request: X-Request-Id", lambda: repr(r.headers))
+mine = "0123456789abcdef0123456789abcdef"
+r = svc.get("/no/such/path", headers={"X-Request-Id": mine})
+t.eq(r.headers.get("x-request-id"), mine, "a client's 32-hex X-Request-Id comes back (an error too)")
+r = svc.get("/health", headers={"X-Request-Id": "not-hex"})
+t.ok(r.headers.get("x-request-id") not in (None, "not-hex"),
+     "any other X-Request-Id is replaced by nginx's own", lambda: repr(r.headers))
+
 expect_error(svc.get("/no/such/path"), 404, None, "GET unknown path: 404 JSON")
 expect_error(svc.post_json("/nope", {}), 404, None, "POST unknown path: 404 JSON")
 expect_error(svc.get("/run"), 405, None, "GET /run: 405 JSON")
@@ -102,9 +111,9 @@ body = rchttp.run_body(ADD)
 del body["lang_slug"]
 expect_error(run(body), 400, None, "missing lang_slug: 400")
 
-expect_error(run(rchttp.run_body(ADD, lang="brainfuck")), 400, "unsupported lang_slug",
-             "unknown lang_slug: 400 unsupported lang_slug")
-expect_error(run(rchttp.run_body(ADD, lang="")), 400, "unsupported lang_slug",
+expect_error(run(rchttp.run_body(ADD, lang="brainfuck")), 400, 'unsupported lang_slug "brainfuck"',
+             "unknown lang_slug: 400 naming the value")
+expect_error(run(rchttp.run_body(ADD, lang="")), 400, 'unsupported lang_slug ""',
              "empty lang_slug: 400 unsupported lang_slug")
 
 cpp = {"lang_slug": "cpp", "solution_text": "int solution(int a, int b) { return a + b; }",
@@ -114,9 +123,16 @@ expect_error(run(dict(cpp, checker_text=None)), 400, "checker_text is required",
              "cpp with checker_text null: 400")
 
 for bad in ["abc", "10x", "-1s", "0s", "", "1.5.5s", "s", "ms", "99999999999999999999s", "11m",
-            " 2s"]:
+            " 2s", "2S", "1h"]:
     expect_error(run(rchttp.run_body(ADD, timeout=bad)), 400, None,
                  "invalid timeout %r: 400" % bad)
+
+expect_error(run(rchttp.run_body(ADD, timeout="2S")), 400,
+             'invalid timeout "2S": expected a number and a unit, ms, s, m or h, such as "500ms", '
+             '"2s" or "1m"', "2S: the documented pattern is lower case")
+expect_error(run(rchttp.run_body(ADD, timeout="1h")), 400,
+             "invalid timeout: 3600000 ms is above the maximum this server allows "
+             "(RUN_TIMEOUT_MAX, 600000 ms)", "1h: above the maximum, says so")
 
 # -- 415 before the backend ---------------------------------------------------------
 

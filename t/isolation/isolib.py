@@ -18,27 +18,9 @@ import sys
 import tempfile
 
 import tap
-
-TOP_BUILD = os.environ.get("RC_TOP_BUILDDIR", os.getcwd())
-TOP_SRC = os.environ.get("RC_TOP_SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+from rcpaths import BUILDDIR as TOP_BUILD, SRCDIR as TOP_SRC
 RUNCELL = os.path.join(TOP_BUILD, "runcell")
 PROBE = os.path.join(TOP_BUILD, "t", "isolation", "probe")
-# Set by prestarted.py: every job runs in an init started ahead of it (the
-# way a worker runs its jobs), and each job's summary must say so.
-PRESTART = os.environ.get("RC_ISOLATION_PRESTART") == "1"
-NOT_PRESTARTED = "isolib: a job did not run prestarted"
-# Set by root_built.py (with RUN_ROOT_TEMPLATE=0): every job's summary must
-# say its root was built, not cloned from the worker's template.
-ROOT_BUILT = os.environ.get("RC_ISOLATION_ROOT_BUILT") == "1"
-NOT_BUILT = "isolib: a job's root was not built"
-# Set by init_forked.py (with RUN_INIT_SHARED_MEMORY=0): every job's summary
-# must say its init was forked, not run on the worker's memory.
-INIT_FORKED = os.environ.get("RC_ISOLATION_INIT_FORKED") == "1"
-NOT_FORKED = "isolib: a job's init was not forked"
-# A one-job `runcell exec` builds its root unless told: the suite tests the
-# service's way, the worker's template, unless root_built.py says otherwise.
-os.environ.setdefault("RUN_ROOT_TEMPLATE", "1")
 
 
 def start(plan, uid_base):
@@ -49,13 +31,6 @@ def start(plan, uid_base):
         t.skip("the sandbox needs root", name=os.path.basename(sys.argv[0]))
         t.exit()
     t.set_plan(plan)
-    if PRESTART:
-        # Beside the same file's cold run (make -j): other uids.
-        uid_base += 1000
-    if ROOT_BUILT:
-        uid_base += 2000
-    if INIT_FORKED:
-        uid_base += 3000
     os.environ["RUN_UID_BASE"] = str(uid_base)
     t.uid_base = uid_base
     return t
@@ -89,8 +64,6 @@ def run(cmd, slot=0, files=None, probe=False, options=(), env=None, stdin=None, 
         with open(path, "wb") as f:
             f.write(data if isinstance(data, bytes) else data.encode())
         argv += ["--file", "%s=%s" % (name, path)]
-    if PRESTART:
-        argv.append("--prestart")
     argv += list(options) + ["--"] + list(cmd)
     if popen:
         return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
@@ -116,13 +89,6 @@ def finish(code, out, err, tmp):
     except (OSError, ValueError):
         pass
     subprocess.run(["rm", "-rf", "--one-file-system", tmp])
-    if PRESTART and summary is not None and summary.get("prestarted") is not True:
-        print("%s: %r" % (NOT_PRESTARTED, summary), file=sys.stderr)
-    if ROOT_BUILT and summary is not None and summary.get("root") != "built":
-        print("%s: %r" % (NOT_BUILT, summary), file=sys.stderr)
-    # A resident init (spawn.c) is a forked one kept for the next job.
-    if INIT_FORKED and summary is not None and summary.get("init") not in ("forked", "resident"):
-        print("%s: %r" % (NOT_FORKED, summary), file=sys.stderr)
     return Result(code, out, err, summary)
 
 

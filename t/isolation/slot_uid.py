@@ -27,7 +27,7 @@ try:
     t0 = time.monotonic()
     r = isolib.sh("sleep 5; echo the-job-ran", timeout=30)
     took = time.monotonic() - t0
-    t.ok(r.code == 125 and "outside its cgroup" in r.err, "the slot is refused (exit 125, says why)", r)
+    t.ok(r.code == 125 and "outside its cgroup" in r.err, "the slot's init refuses to start (exit 125, says why)", r)
     t.ok(took < 4 and "the-job-ran" not in r.out,
          "before the job ran (refused after %.2f s; the job sleeps 5 s)" % took, r)
 finally:

@@ -5,7 +5,7 @@ For compiled languages the client, not the runner, writes the checker: it
 renders a per-language template with one block per assert, declaring a
 variable `<argument_name><i>` (1-based) per argument with a literal value,
 then calling the solution with those names in order
-(../shared/reference/codebattle-client.md, section 3).  runcell must run
+(the generator described in langs/README.md).  runcell must run
 that text unmodified, so the tests feed it exactly this shape; the helper
 files runcell ships (cpp prelude, gson, serde, cb_runtime for D, CbRuntime
 for Haskell) are what these checkers rely on.

@@ -1,7 +1,7 @@
 """cbparse - Codebattle's V2 output parser, re-implemented for the tests.
 
 The language tests must judge a /run response exactly as Codebattle's
-client would (../shared/reference/codebattle-client.md, section 2): the
+client would (its output parser, described in langs/README.md): the
 client never sees an "expected" value from the runner; it decodes the
 checker's items and compares them, in order, with its own asserts.  This
 module reproduces those rules, including the odd ones (WARNING-line removal,

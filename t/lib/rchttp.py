@@ -41,10 +41,7 @@ import subprocess
 import tempfile
 import time
 
-SRCDIR = os.environ.get("RC_TOP_SRCDIR") or os.path.abspath(
-    os.path.join(os.path.dirname(__file__), "..", "..")
-)
-BUILDDIR = os.environ.get("RC_TOP_BUILDDIR") or SRCDIR
+from rcpaths import BUILDDIR, SRCDIR
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 # Variables that configure runcell: never inherited from the caller's shell,
@@ -373,6 +370,7 @@ class Service:
             "BIND_ADDRESS": "127.0.0.1",
             "RUN_INPUT_MAX": env.get("RUN_INPUT_MAX", "1048576"),
             "RUNCELL_UPSTREAM": "unix:" + self.socket_path,
+            "OPENAPI_FILE": os.path.join(SRCDIR, "docs", "openapi.yaml"),
         }
         if self.nginx_body_max is not None:
             site["NGINX_BODY_MAX"] = str(self.nginx_body_max)

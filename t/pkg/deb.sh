@@ -109,12 +109,14 @@ dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/contents"
 dpkg-deb -c "$langs_deb" | awk '{print $6}' >"$tmp/langs-contents"
 want=(./usr/sbin/runcell-fcgi ./usr/bin/runcell ./etc/default/runcell
       ./etc/nginx/sites-available/runcell ./lib/systemd/system/runcell.service
+      ./lib/systemd/system/runcell.socket ./lib/systemd/system/runcell-socket.service
+      ./usr/share/runcell/openapi.yaml ./etc/nginx/snippets/runcell-location.conf
       ./usr/share/man/man8/runcell-fcgi.8.gz ./usr/share/man/man1/runcell.1.gz
       ./usr/share/man/man5/runcell.conf.5.gz ./usr/share/man/man7/runcell-api.7.gz)
 absent=()
 for f in "${want[@]}"; do grep -qxF "$f" "$tmp/contents" || absent+=("$f"); done
 [ ${#absent[@]} -eq 0 ]
-ok $? "runcell ships binaries, man pages, default config, nginx site, unit" \
+ok $? "runcell ships binaries, man pages, default config, nginx site and snippet, units, openapi.yaml" \
   || diag "missing: ${absent[*]}"
 n_manifests=$(grep -c '^./usr/share/runcell/langs/[a-z]*/manifest.json$' "$tmp/langs-contents")
 [ "$n_manifests" -ge 10 ]
@@ -138,10 +140,11 @@ ok $? "postinst made the runcell user, /var/lib/runcell (runcell, 0750) and /run
 # systemd as PID 1): unknown directives, bad values, missing binaries.
 if command -v systemd-analyze >/dev/null; then
   (cd / && SYSTEMD_LOG_LEVEL=info timeout 60 systemd-analyze verify --man=no \
-     /lib/systemd/system/runcell.service) >"$tmp/verify.log" 2>&1
+     /lib/systemd/system/runcell.service /lib/systemd/system/runcell.socket \
+     /lib/systemd/system/runcell-socket.service) >"$tmp/verify.log" 2>&1
   rc=$?
   [ $rc -eq 0 ] && ! grep -q . "$tmp/verify.log"
-  ok $? "systemd-analyze verify runcell.service is clean (exit $rc)" || diag_file "$tmp/verify.log"
+  ok $? "systemd-analyze verify runcell.service, runcell.socket, runcell-socket.service is clean (exit $rc)" || diag_file "$tmp/verify.log"
 else
   skip "systemd-analyze not installed"
 fi

@@ -24,7 +24,7 @@ static int
 load (const struct kv *env, struct rc_config *cfg, char *msg, size_t size)
 {
   rc_err_t err = NULL;
-  int r = rc_config_load (cfg, lookup, (void *) env, &err);
+  int r = rc_config_load (cfg, lookup, (void *)env, &err);
   if (r < 0)
     {
       snprintf (msg, size, "%s", rc_error_text (err));
@@ -41,9 +41,11 @@ test_durations (void)
     const char *in;
     long long ms; /* -1: rejected */
   } cases[] = {
-    { "500ms", 500 }, { "2s", 2000 }, { "1m", 60000 }, { "30s", 30000 }, { "1.5s", 1500 },
-    { "20S", 20000 }, { "0s", -1 },   { "", -1 },      { "s", -1 },      { "10", -1 },
-    { "10h", -1 },    { "-1s", -1 },  { "1 s", -1 },   { "1e3ms", -1 },  { "99999999999999999999s", -1 },
+    { "500ms", 500 }, { "2s", 2000 },      { "1m", 60000 },
+    { "30s", 30000 }, { "1.5s", 1500 },    { "20S", -1 },
+    { "0s", -1 },     { "", -1 },          { "s", -1 },
+    { "10", -1 },     { "10h", 36000000 }, { "-1s", -1 },
+    { "1 s", -1 },    { "1e3ms", -1 },     { "99999999999999999999s", -1 },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     {
@@ -52,8 +54,8 @@ test_durations (void)
       if (cases[i].ms < 0)
         tap_ok (r < 0, "duration '%s' is rejected", cases[i].in);
       else
-        tap_ok (r == 0 && ms == (uint64_t) cases[i].ms, "duration '%s' = %lld ms (got %llu)",
-                cases[i].in, cases[i].ms, (unsigned long long) ms);
+        tap_ok (r == 0 && ms == (uint64_t)cases[i].ms, "duration '%s' = %lld ms (got %llu)",
+                cases[i].in, cases[i].ms, (unsigned long long)ms);
     }
 }
 
@@ -76,23 +78,30 @@ test_config (void)
   char msg[512];
   static const struct kv empty[] = { { NULL, NULL } };
   static const struct kv good[] = {
-    { "RUN_CONCURRENCY", "4" },     { "RUN_INPUT_MAX", "2m" },   { "RUN_OUTPUT_MAX", "0" },
-    { "DEBUG", "" },                { "RUN_UID_BASE", "20000" }, { "RUN_ENV_ALLOW", "FOO, BAR_2" },
-    { "ALLOW_SHUTDOWN", "true" },   { "RUN_MEMORY_MAX", "1g" },  { "PORT", "8080" },
-    { "RUN_SANDBOX", "off" },       { "RUN_PRESTART", "on" },    { NULL, NULL },
+    { "RUN_CONCURRENCY", "4" },
+    { "RUN_INPUT_MAX", "2m" },
+    { "RUN_OUTPUT_MAX", "0" },
+    { "DEBUG", "" },
+    { "RUN_UID_BASE", "20000" },
+    { "RUN_ENV_ALLOW", "FOO, BAR_2" },
+    { "ALLOW_SHUTDOWN", "true" },
+    { "RUN_MEMORY_MAX", "1g" },
+    { "PORT", "8080" },
+    { "RUN_SANDBOX", "off" },
+    { NULL, NULL },
   };
 
   tap_ok (load (empty, &cfg, msg, sizeof msg) == 0, "defaults load");
   tap_ok (cfg.concurrency == 10 && cfg.input_max == 1048576 && cfg.output_max == 1048576
               && cfg.uid_base == 10001 && !cfg.allow_shutdown && !cfg.debug && cfg.port == 4040
-              && cfg.timeout_default_ms == 30000 && !cfg.prestart,
-          "defaults match the reference (and no pre-started inits)");
+              && cfg.timeout_default_ms == 30000,
+          "defaults match the reference");
   rc_config_free (&cfg);
 
   tap_ok (load (good, &cfg, msg, sizeof msg) == 0, "explicit values load");
   tap_ok (cfg.concurrency == 4 && cfg.input_max == 2u << 20 && cfg.output_max == 0 && cfg.debug
               && cfg.uid_base == 20000 && cfg.allow_shutdown && cfg.memory_max == 1ULL << 30
-              && cfg.port == 8080 && !cfg.sandbox && cfg.prestart,
+              && cfg.port == 8080 && !cfg.sandbox,
           "explicit values are applied");
   tap_ok (cfg.env_allow && cfg.env_allow[0] && strcmp (cfg.env_allow[0], "FOO") == 0
               && cfg.env_allow[1] && strcmp (cfg.env_allow[1], "BAR_2") == 0 && !cfg.env_allow[2],
@@ -103,12 +112,21 @@ test_config (void)
   {
     const char *var, *value;
   } bad[] = {
-    { "RUN_CONCURRENCY", "ten" }, { "RUN_CONCURRENCY", "0" },   { "RUN_INPUT_MAX", "lots" },
-    { "RUN_OUTPUT_MAX", "1q" },   { "DEBUG", "maybe" },         { "RUN_UID_BASE", "0" },
-    { "RUN_ENV_ALLOW", "A=B" },   { "ALLOW_SHUTDOWN", "sure" }, { "RUN_MEMORY_MAX", "x" },
-    { "PORT", "70000" },          { "RUN_SANDBOX", "sometimes" }, { "RUN_SANDBOX_TMP_SIZE", "big" },
-    { "RUN_SANDBOX_MEM_MAX", "-1" }, { "RUN_CGROUP_NAME", "a/b" }, { "RUN_TIMEOUT_MAX", "forever" },
-    { "RUN_PRESTART", "later" },
+    { "RUN_CONCURRENCY", "ten" },
+    { "RUN_CONCURRENCY", "0" },
+    { "RUN_INPUT_MAX", "lots" },
+    { "RUN_OUTPUT_MAX", "1q" },
+    { "DEBUG", "maybe" },
+    { "RUN_UID_BASE", "0" },
+    { "RUN_ENV_ALLOW", "A=B" },
+    { "ALLOW_SHUTDOWN", "sure" },
+    { "RUN_MEMORY_MAX", "x" },
+    { "PORT", "70000" },
+    { "RUN_SANDBOX", "sometimes" },
+    { "RUN_SANDBOX_TMP_SIZE", "big" },
+    { "RUN_SANDBOX_MEM_MAX", "-1" },
+    { "RUN_CGROUP_NAME", "a/b" },
+    { "RUN_TIMEOUT_MAX", "forever" },
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     {

@@ -44,7 +44,7 @@ main (void)
   struct rc_execute_request ex;
   int status;
   char msg[256];
-  char *aliases[] = { (char *) "py", NULL };
+  char *aliases[] = { (char *)"py", NULL };
 
   cfg.max_files = 4;
   cfg.limit_max.wall_ms = 60000;
@@ -53,39 +53,50 @@ main (void)
   cfg.limit_max.memory_bytes = 1024ULL << 20;
   cfg.limit_max.pids = 256;
   cfg.limit_max.output_bytes = 1024 * 1024;
-  langs_arr[0].slug = (char *) "python";
+  langs_arr[0].slug = (char *)"python";
   langs_arr[0].aliases = aliases;
   langs_arr[0].available = true;
-  langs_arr[0].execute_run = (char *) "python3 \"$MAIN\"";
-  langs_arr[0].default_limits = (struct rc_limits){ .wall_ms = 30000, .idle_ms = 10000,
-                                                    .cpu_ms = 15000, .memory_bytes = 128 << 20,
-                                                    .pids = 64, .output_bytes = 512 * 1024 };
-  langs_arr[1].slug = (char *) "zig";
+  langs_arr[0].execute_run = (char *)"python3 \"$MAIN\"";
+  langs_arr[0].default_limits = (struct rc_limits){ .wall_ms = 30000,
+                                                    .idle_ms = 10000,
+                                                    .cpu_ms = 15000,
+                                                    .memory_bytes = 128 << 20,
+                                                    .pids = 64,
+                                                    .output_bytes = 512 * 1024 };
+  langs_arr[1].slug = (char *)"zig";
 
-  tap_ok (parse ("{\"language\":\"py\",\"files\":[{\"name\":\"main.py\",\"content\":\"print(1)\"},"
-                 "{\"name\":\"lib/util.py\",\"content\":\"\"}],\"stdin\":\"4\\n\",\"args\":[\"-v\"],"
-                 "\"limits\":{\"wallTimeMs\":2000,\"memoryMb\":256}}",
-                 &ex, &status, msg)
-              == 0,
-          "valid request parses (%s)", msg);
-  tap_ok (ex.lang == &langs_arr[0] && ex.n_files == 2 && strcmp (ex.files[1].name, "lib/util.py") == 0
-              && ex.stdin_len == 2 && strcmp (ex.args[0], "-v") == 0 && ex.args[1] == NULL,
+  tap_ok (
+      parse ("{\"language\":\"py\",\"files\":[{\"name\":\"main.py\",\"content\":\"print(1)\"},"
+             "{\"name\":\"lib/util.py\",\"content\":\"\"}],\"stdin\":\"4\\n\",\"args\":[\"-v\"],"
+             "\"limits\":{\"wallTimeMs\":2000,\"memoryMb\":256}}",
+             &ex, &status, msg)
+          == 0,
+      "valid request parses (%s)", msg);
+  tap_ok (ex.lang == &langs_arr[0] && ex.n_files == 2
+              && strcmp (ex.files[1].name, "lib/util.py") == 0 && ex.stdin_len == 2
+              && strcmp (ex.args[0], "-v") == 0 && ex.args[1] == NULL,
           "alias, files, stdin and args are read");
-  tap_ok (ex.limits.wall_ms == 2000 && ex.limits.memory_bytes == 256ULL << 20
-              && ex.limits.idle_ms == 10000 && ex.limits.pids == 64,
+  tap_ok (ex.limits.run.wall_ms == 2000 && ex.limits.run.memory_bytes == 256ULL << 20
+              && ex.limits.run.idle_ms == 10000 && ex.limits.run.pids == 64,
           "limits override defaults field by field");
   rc_execute_request_free (&ex);
 
   reject ("{\"files\":[]}", 400, "language");
-  reject ("{\"language\":\"cobol\",\"files\":[{\"name\":\"a\",\"content\":\"\"}]}", 400, "unsupported");
+  reject ("{\"language\":\"cobol\",\"files\":[{\"name\":\"a\",\"content\":\"\"}]}", 400,
+          "unsupported");
   reject ("{\"language\":\"zig\",\"files\":[{\"name\":\"a\",\"content\":\"\"}]}", 501, "zig");
   reject ("{\"language\":\"python\",\"files\":[]}", 400, "at least one");
   reject ("{\"language\":\"python\"}", 400, "files");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"../x\",\"content\":\"\"}]}", 400, "name");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"/etc/x\",\"content\":\"\"}]}", 400, "name");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a/./b\",\"content\":\"\"}]}", 400, "name");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a//b\",\"content\":\"\"}]}", 400, "name");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\\u0000b\",\"content\":\"\"}]}", 400, "name");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"../x\",\"content\":\"\"}]}", 400,
+          "name");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"/etc/x\",\"content\":\"\"}]}", 400,
+          "name");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a/./b\",\"content\":\"\"}]}", 400,
+          "name");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a//b\",\"content\":\"\"}]}", 400,
+          "name");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\\u0000b\",\"content\":\"\"}]}", 400,
+          "name");
   reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":1}]}", 400, "content");
   reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"},{\"name\":\"a\","
           "\"content\":\"\"}]}",
@@ -94,21 +105,27 @@ main (void)
           "\"content\":\"\"},{\"name\":\"c\",\"content\":\"\"},{\"name\":\"d\",\"content\":\"\"},"
           "{\"name\":\"e\",\"content\":\"\"}]}",
           400, "at most");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"stdin\":5}", 400,
-          "stdin");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"args\":[1]}", 400,
-          "args[0]");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{\"wallTimeMs\":0}}",
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"stdin\":5}",
+          400, "stdin");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"args\":[1]}",
+          400, "args[0]");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{"
+          "\"wallTimeMs\":0}}",
           400, "limits.wallTimeMs");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{\"cpuMs\":-5}}",
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{"
+          "\"cpuMs\":-5}}",
           400, "limits.cpuMs");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{\"memoryMb\":\"1\"}}",
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{"
+          "\"memoryMb\":\"1\"}}",
           400, "limits.memoryMb");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{\"memoryMb\":2048}}",
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{"
+          "\"memoryMb\":2048}}",
           400, "ceiling");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{\"pids\":1.5}}",
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{"
+          "\"pids\":1.5}}",
           400, "limits.pids");
-  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{\"diskMb\":5}}",
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{"
+          "\"diskMb\":5}}",
           400, "limits.diskMb");
 
   tap_ok (rc_exec_path_is_safe ("src/main.c", 10) && rc_exec_path_is_safe (".hidden", 7)

@@ -54,16 +54,45 @@ config (struct rc_config *cfg)
   cfg->pids_max = 512;
   cfg->output_max = 1 << 20;
   cfg->memory_max = 3ULL << 30;
-  cfg->sandbox_tmp_size = 32ULL << 20;
+  cfg->sandbox_tmp_size = 0;
+  cfg->timeout_default_ms = 30000;
+  cfg->timeout_max_ms = 600000;
+  cfg->limit_max = (struct rc_limits){ .wall_ms = 300000,
+                                       .idle_ms = 300000,
+                                       .cpu_ms = 300000,
+                                       .memory_bytes = 4096ULL << 20,
+                                       .pids = 1024,
+                                       .output_bytes = 64ULL << 20 };
+  cfg->sessions.timeout_s = 20;
+  cfg->sessions.memory = 256ULL << 20;
+  cfg->sessions.pids = 128;
+  cfg->sessions.max_output = 10 << 20;
+  cfg->sessions.nofile = 200;
+  cfg->sessions.fsize = 1 << 20;
+  cfg->sessions.tmp_size = 64ULL << 20;
+}
+
+/* The limits through the one resolver, as every entry point gets them. */
+static void
+resolve (const struct rc_config *cfg, const struct rc_lang *lang, enum rc_limits_origin origin,
+         const struct rc_limits *asked, struct rc_job_request *req)
+{
+  rc_err_t err = NULL;
+  if (rc_limits_resolve (cfg, lang, origin, asked, &req->limits, &err) < 0)
+    {
+      tap_diag ("resolve: %s", rc_error_text (err));
+      rc_error_free (&err);
+    }
 }
 
 static const char *PY
-    = "{\"slug\":\"python\",\"solutionFile\":\"solution.py\",\"memoryMax\":\"512m\","
+    = "{\"slug\":\"python\",\"solutionFile\":\"solution.py\",\"defaultLimits\":{\"memoryMb\":512},"
       "\"tmpSize\":\"256m\",\"overlayPaths\":[\"/opt/c\"],"
       "\"execute\":{\"run\":\"python3 -B \\\"$MAIN\\\"\",\"main\":\"main.py\"}}";
 static const char *CPP
     = "{\"slug\":\"cpp\",\"solutionFile\":\"solution.cpp\","
-      "\"checkerFile\":\"checker.cpp\",\"checkerRequired\":true,\"memoryMax\":\"1g\","
+      "\"checkerFile\":\"checker.cpp\",\"checkerRequired\":true,\"defaultLimits\":{\"memoryMb\":"
+      "1024},"
       "\"execute\":{\"compile\":\"g++ -o /tmp/a.out *.cpp\",\"run\":\"/tmp/a.out\","
       "\"main\":\"main.cpp\"}}";
 
@@ -71,12 +100,12 @@ static void
 test_rlimit_cpu (void)
 {
   struct rc_limits l = { 0 };
-  tap_ok (rc_job_rlimit_cpu_s (&l, 4) == 0, "RLIMIT_CPU: no clock, no rlimit");
+  tap_ok (rc_limits_rlimit_cpu_s (&l, 4) == 0, "RLIMIT_CPU: no clock, no rlimit");
   l.wall_ms = 2500;
-  tap_ok (rc_job_rlimit_cpu_s (&l, 4) == 13,
+  tap_ok (rc_limits_rlimit_cpu_s (&l, 4) == 13,
           "RLIMIT_CPU: ceil(wall) * cpus + 1 without a CPU clock");
   l.cpu_ms = 1000;
-  tap_ok (rc_job_rlimit_cpu_s (&l, 2) == 3, "RLIMIT_CPU: the CPU clock when there is one");
+  tap_ok (rc_limits_rlimit_cpu_s (&l, 2) == 3, "RLIMIT_CPU: the CPU clock when there is one");
 }
 
 /* /run: the contract's files in inputDir, the resolved make command. */
@@ -103,24 +132,26 @@ test_contract (void)
   req.checker_len = 7;
   req.asserts = "[]";
   req.asserts_len = 2;
-  req.limits.wall_ms = 5000;
+  resolve (&cfg, &py, RC_LIMITS_RUN, &(struct rc_limits){ .wall_ms = 5000 }, &req);
   tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0, "/run: builds");
   st = &job.spec.steps[0];
   tap_ok (job.spec.n_steps == 1 && job.spec.n_files == 2
               && strcmp (job.spec.files[0].path, "check/solution.py") == 0
               && strcmp (job.spec.files[1].path, "check/asserts.json") == 0,
           "/run: solution and asserts in inputDir, no checker for a language without one");
-  tap_ok (argc_of (st->argv) == 3 && strcmp (st->argv[2], "python3 -B ./checker.py") == 0
-              && strcmp (st->argv[0], "/bin/sh") == 0,
-          "/run: sh -c the resolved command");
+  tap_ok (argc_of (st->argv) == 3 && strcmp (st->argv[0], "python3") == 0
+              && strcmp (st->argv[1], "-B") == 0 && strcmp (st->argv[2], "./checker.py") == 0,
+          "/run: a one-command recipe is exec'd directly, without sh");
   tap_ok (st->limits.wall_ms == 5000 && st->limits.memory_bytes == (512ULL << 20)
               && st->limits.stream_bytes == (1 << 20) && st->limits.pids == 512
               && st->limits.rlimit_as == (3ULL << 30) && st->limits.cpu_ms == 0
-              && st->limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&st->limits, cpus),
-          "/run: timeout, memoryMax, RUN_OUTPUT_MAX, RUN_PIDS_MAX, RUN_MEMORY_MAX, one RLIMIT_CPU");
+              && st->limits.rlimit_cpu_s == rc_limits_rlimit_cpu_s (&st->limits, cpus),
+          "/run: timeout, the language's memory, RUN_OUTPUT_MAX, RUN_PIDS_MAX, RUN_MEMORY_MAX, "
+          "one RLIMIT_CPU");
   tap_ok (strcmp (job.spec.template_dir, "/langs/x") == 0 && job.spec.tmp_bytes == (256ULL << 20)
-              && job.spec.n_overlay_paths == 1 && job.spec.workspace == RC_WORKSPACE_TEMPLATE,
-          "/run: the language template, tmpSize and overlays");
+              && job.spec.lang && strcmp (job.spec.lang, "python") == 0
+              && job.spec.workspace == RC_WORKSPACE_TEMPLATE,
+          "/run: the language template, tmpSize and the language (its overlays)");
   tap_ok (has_env (&job, "HOME=/sandbox"), "/run: the job environment");
   rc_job_free (&job);
   tap_ok (rc_job_build (&job, &cpp, &req, &cfg, &err) == 0 && job.spec.n_files == 3
@@ -155,31 +186,31 @@ test_execute (void)
   req.args = args;
   req.stdin_data = "in";
   req.stdin_len = 2;
-  req.limits = py.default_limits;
+  resolve (&cfg, &py, RC_LIMITS_EXECUTE, NULL, &req);
   tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0, "/v1/execute: builds");
   run = &job.spec.steps[job.run_step];
   tap_ok (job.spec.n_steps == 1 && !job.has_compile && job.spec.template_dir == NULL
               && job.spec.n_files == 2,
           "/v1/execute: an interpreted language is one step in an empty workspace");
-  tap_ok (argc_of (run->argv) == 8 && strcmp (run->argv[2], "exec python3 -B \"$MAIN\" \"$@\"") == 0
-              && strcmp (run->argv[3], "sh") == 0,
-          "/v1/execute: the run command is exec'd and takes \"$@\" (%s)", run->argv[2]);
-  tap_ok (strcmp (run->argv[4], "a") == 0 && strcmp (run->argv[5], "b c") == 0
-              && strcmp (run->argv[6], "") == 0 && strcmp (run->argv[7], "\xc3\xbc") == 0,
+  tap_ok (argc_of (run->argv) == 7 && strcmp (run->argv[0], "python3") == 0
+              && strcmp (run->argv[2], "prog.py") == 0,
+          "/v1/execute: a simple run command is exec'd directly, $MAIN expanded (%s)",
+          run->argv[2]);
+  tap_ok (strcmp (run->argv[3], "a") == 0 && strcmp (run->argv[4], "b c") == 0
+              && strcmp (run->argv[5], "") == 0 && strcmp (run->argv[6], "\xc3\xbc") == 0,
           "/v1/execute: args follow byte-exact and in order");
-  tap_ok (has_env (&job, "MAIN=prog.py") && has_env (&job, "RUNCELL_LANG_DIR=/langs/x"),
+  tap_ok (has_env (&job, "MAIN=prog.py") && has_env (&job, "RUNCELL_LANG_DIR=/lang/python"),
           "/v1/execute: MAIN is the first file, RUNCELL_LANG_DIR the language directory");
   tap_ok (run->stdin_len == 2 && run->limits.wall_ms == py.default_limits.wall_ms
               && run->limits.cpu_ms == py.default_limits.cpu_ms
-              && run->limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&run->limits, cpus)
+              && run->limits.rlimit_cpu_s == rc_limits_rlimit_cpu_s (&run->limits, cpus)
               && run->limits.rlimit_as == (3ULL << 30),
           "/v1/execute: the request's limits and stdin, one RLIMIT_CPU");
   rc_job_free (&job);
 
   req.files = (struct rc_file[]){ { "main.cpp", "int main(){}", 12, 0644 } };
   req.n_files = 1;
-  req.limits = cpp.default_limits;
-  req.limits.memory_bytes = 64ULL << 20;
+  resolve (&cfg, &cpp, RC_LIMITS_EXECUTE, &(struct rc_limits){ .memory_bytes = 64ULL << 20 }, &req);
   tap_ok (rc_job_build (&job, &cpp, &req, &cfg, &err) == 0 && job.spec.n_steps == 2
               && job.has_compile && job.run_step == 1,
           "/v1/execute: a compiled language has a compile step");
@@ -188,9 +219,9 @@ test_execute (void)
   tap_ok (comp->stop_on_failure && comp->limits.wall_ms == RC_COMPILE_WALL_MS
               && comp->limits.memory_bytes == (1ULL << 30) && comp->stdin_data == NULL
               && argc_of (comp->argv) == 4
-              && comp->limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&comp->limits, cpus),
+              && comp->limits.rlimit_cpu_s == rc_limits_rlimit_cpu_s (&comp->limits, cpus),
           "/v1/execute: compile limits of its own, no args, no stdin");
-  tap_ok (strcmp (run->argv[2], "exec /tmp/a.out \"$@\"") == 0 && argc_of (run->argv) == 8
+  tap_ok (strcmp (run->argv[0], "/tmp/a.out") == 0 && argc_of (run->argv) == 5
               && run->limits.memory_bytes == (64ULL << 20),
           "/v1/execute: the compiled program gets the args and the request's memory");
   rc_job_free (&job);
@@ -217,13 +248,7 @@ test_session (void)
   req.bind_dirfd = 7;
   req.code = "int main(){}";
   req.code_len = 12;
-  req.limits.wall_ms = 20000;
-  req.limits.memory_bytes = 256ULL << 20;
-  req.limits.pids = 128;
-  req.limits.output_bytes = 10 << 20;
-  req.limits.nofile = 200;
-  req.limits.fsize_bytes = 1 << 20;
-  req.tmp_bytes = 64ULL << 20;
+  resolve (&cfg, &cpp, RC_LIMITS_SESSION, NULL, &req);
   tap_ok (rc_job_build (&job, &cpp, &req, &cfg, &err) == 0, "sessions: builds");
   st = &job.spec.steps[0];
   tap_ok (job.spec.n_steps == 1 && job.spec.workspace == RC_WORKSPACE_BIND
@@ -239,7 +264,7 @@ test_session (void)
           "sessions: MAIN is the staged file");
   tap_ok (st->limits.nofile == 200 && st->limits.fsize_bytes == (1 << 20) && st->limits.pids == 128
               && st->limits.output_bytes == (10 << 20)
-              && st->limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&st->limits, cpus),
+              && st->limits.rlimit_cpu_s == rc_limits_rlimit_cpu_s (&st->limits, cpus),
           "sessions: RLIMIT_NOFILE and RLIMIT_FSIZE are limits fields, one RLIMIT_CPU");
   rc_job_free (&job);
   rc_lang_free (&cpp);
@@ -261,13 +286,17 @@ test_command (void)
     return;
   req.kind = RC_JOB_COMMAND;
   req.argv = argv;
-  req.limits.wall_ms = 1000;
+  cfg.sandbox_tmp_size = 32ULL << 20;
+  resolve (&cfg, NULL, RC_LIMITS_COMMAND, &(struct rc_limits){ .wall_ms = 1000 }, &req);
   tap_ok (rc_job_build (&job, NULL, &req, &cfg, &err) == 0 && job.spec.steps[0].argv == argv
               && job.spec.template_dir == NULL && job.spec.tmp_bytes == (32ULL << 20)
-              && job.spec.steps[0].limits.rlimit_cpu_s == rc_job_rlimit_cpu_s (&req.limits, cpus)
+              && job.spec.steps[0].limits.rlimit_cpu_s
+                     == rc_limits_rlimit_cpu_s (&job.spec.steps[0].limits, cpus)
               && job.spec.steps[0].limits.pids == 512,
           "runcell exec: argv as given without a language, RUN_SANDBOX_TMP_SIZE");
   rc_job_free (&job);
+  cfg.sandbox_tmp_size = 0;
+  resolve (&cfg, &py, RC_LIMITS_COMMAND, &(struct rc_limits){ .wall_ms = 1000 }, &req);
   req.template_dir = "/elsewhere";
   tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0
               && strcmp (job.spec.template_dir, "/elsewhere") == 0
@@ -277,7 +306,7 @@ test_command (void)
   req.argv = NULL;
   req.template_dir = NULL;
   tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0 && job.spec.n_files == 0
-              && strcmp (job.spec.steps[0].argv[2], "python3 -B ./checker.py") == 0
+              && strcmp (job.spec.steps[0].argv[2], "./checker.py") == 0
               && strcmp (job.spec.template_dir, "/langs/x") == 0,
           "runcell exec --lang: the language's command, no solution file invented");
   rc_job_free (&job);
@@ -309,31 +338,21 @@ test_host_paths (void)
       tap_ok (0, "manifests parse");
       return;
     }
-  req.kind = RC_JOB_CONTRACT;
-  req.limits.wall_ms = 1000;
-  tap_ok (rc_job_build (&job, &js, &req, &cfg, &err) == 0 && job.spec.n_host_paths == 1
-              && strcmp (job.spec.host_paths[0], "/opt/runcell/node") == 0,
-          "host paths: /run binds the manifest's hostPaths (the template is the workspace)");
-  rc_job_free (&job);
-  tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0 && job.spec.n_host_paths == 0
-              && job.spec.host_paths == NULL,
-          "host paths: none for a language without any");
-  rc_job_free (&job);
   req.kind = RC_JOB_EXECUTE;
+  resolve (&cfg, &js, RC_LIMITS_EXECUTE, NULL, &req);
   req.files = &f;
   req.n_files = 1;
-  tap_ok (rc_job_build (&job, &js, &req, &cfg, &err) == 0 && job.spec.n_host_paths == 2
-              && strcmp (job.spec.host_paths[0], "/opt/runcell/node") == 0
-              && strcmp (job.spec.host_paths[1], "/langs/x") == 0,
-          "host paths: /v1/execute adds the language directory");
+  tap_ok (rc_job_build (&job, &js, &req, &cfg, &err) == 0
+              && has_env (&job, "RUNCELL_LANG_DIR=/lang/js"),
+          "/v1/execute names the language directory as every root shows it, not its host path");
   rc_job_free (&job);
   req.workspace = RC_WORKSPACE_BIND;
   req.bind_dirfd = 0;
   req.files = NULL;
   req.n_files = 0;
-  tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0 && job.spec.n_host_paths == 1
-              && strcmp (job.spec.host_paths[0], "/langs/x") == 0,
-          "host paths: a session sees its language directory");
+  tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) == 0
+              && has_env (&job, "RUNCELL_LANG_DIR=/lang/python"),
+          "a session too");
   rc_job_free (&job);
   rc_lang_free (&js);
   rc_lang_free (&py);

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "common/lang.h"
+#include "common/limits.h"
 #include "t/unit/tap.h"
 
 #include <stdio.h>
@@ -35,13 +36,12 @@ test_parse (void)
   rc_err_t err = NULL;
   const char *good = "{\"slug\":\"golang\",\"aliases\":[\"go\"],\"inputDir\":\"check\","
                      "\"solutionFile\":\"solution.go\",\"checkerFile\":\"checker.go\","
-                     "\"checkerRequired\":true,\"tmpSize\":\"512m\",\"memoryMax\":\"1g\","
+                     "\"checkerRequired\":true,\"tmpSize\":\"512m\","
                      "\"overlayPaths\":[\"/opt/go/cache\"],\"env\":{\"GOCACHE\":\"/opt/go/cache\"},"
                      "\"defaultLimits\":{\"wallTimeMs\":20000,\"memoryMb\":256,\"outputKb\":64}}";
   tap_ok (rc_lang_parse_manifest (&l, good, strlen (good), "/x", &err) == 0, "manifest parses");
-  tap_ok (strcmp (l.slug, "golang") == 0 && strcmp (l.aliases[0], "go") == 0
-              && l.checker_required && strcmp (l.checker_file, "checker.go") == 0
-              && l.tmp_size == 512ULL << 20 && l.memory_max == 1ULL << 30
+  tap_ok (strcmp (l.slug, "golang") == 0 && strcmp (l.aliases[0], "go") == 0 && l.checker_required
+              && strcmp (l.checker_file, "checker.go") == 0 && l.tmp_size == 512ULL << 20
               && l.n_overlay_paths == 1 && strcmp (l.env[0], "GOCACHE=/opt/go/cache") == 0,
           "manifest fields are read");
   tap_ok (l.default_limits.wall_ms == 20000 && l.default_limits.memory_bytes == 256ULL << 20
@@ -73,13 +73,27 @@ test_load (void)
 {
   char dir[] = "/tmp/rc-lang-test-XXXXXX";
   char path[512];
-  struct rc_config cfg = { 0 };
+  struct rc_config cfg;
   struct rc_lang_table t;
+  struct rc_job_limits jl;
   rc_err_t err = NULL;
-  const char *env[] = { "RUN_TMP_SIZE_TOY", "32m", "RUN_OVERLAY_PATHS_TOY", "/a,/b", NULL };
+  const char *env[] = { "RUN_TMP_SIZE_TOY",
+                        "32m",
+                        "RUN_OVERLAY_PATHS_TOY",
+                        "/a,/b",
+                        "RUN_MEM_MAX_TOY",
+                        "300m",
+                        "RUN_LANGS_DIR",
+                        dir,
+                        "RUN_ENV_ALLOW",
+                        "RC_TEST_ALLOWED",
+                        "RC_TEST_ALLOWED",
+                        "yes",
+                        "RC_TEST_SECRET",
+                        "hunter2",
+                        NULL };
   const struct rc_lang *toy;
   char **jenv;
-  char *allow[] = { (char *) "RC_TEST_ALLOWED", NULL };
 
   if (mkdtemp (dir) == NULL)
     return;
@@ -93,26 +107,30 @@ test_load (void)
   snprintf (path, sizeof path, "%s/missing", dir);
   mkdir (path, 0755);
   snprintf (path, sizeof path, "%s/missing/manifest.json", dir);
-  write_file (path, "{\"slug\":\"missing\",\"solutionFile\":\"s\",\"requires\":[\"no-such-prog-rc\"]}");
+  write_file (path,
+              "{\"slug\":\"missing\",\"solutionFile\":\"s\",\"requires\":[\"no-such-prog-rc\"]}");
   snprintf (path, sizeof path, "%s/missing/Makefile", dir);
   write_file (path, "test:\n\tno-such-prog-rc\n");
 
-  cfg.langs_dir = dir;
-  cfg.env_allow = allow;
-  tap_ok (rc_lang_table_load (&t, &cfg, lookup, (void *) env, &err) == 0, "table loads (%s)",
+  tap_ok (rc_config_load (&cfg, lookup, (void *)env, &err) == 0, "configuration loads (%s)",
+          err ? rc_error_text (err) : "ok");
+  rc_error_free (&err);
+  tap_ok (rc_lang_table_load (&t, &cfg, &err) == 0, "table loads (%s)",
           err ? rc_error_text (err) : "ok");
   tap_ok (t.n == 2 && strcmp (t.langs[0].slug, "missing") == 0, "two languages, sorted");
   toy = rc_lang_find (&t, "t");
   tap_ok (toy != NULL && strcmp (toy->slug, "toy") == 0, "found by alias");
   tap_ok (toy && toy->command && strcmp (toy->command, "echo first\ncat check/s.txt") == 0,
           "command resolved from make -n test, one line per recipe line");
-  tap_ok (toy && toy->tmp_size == 32ULL << 20 && toy->n_overlay_paths == 2
-              && strcmp (toy->overlay_paths[1], "/b") == 0,
-          "RUN_TMP_SIZE_TOY and RUN_OVERLAY_PATHS_TOY override the manifest");
-  tap_ok (!t.langs[0].available && t.langs[0].unavailable_reason, "missing toolchain -> unavailable");
+  tap_ok (toy && toy->n_overlay_paths == 2 && strcmp (toy->overlay_paths[1], "/b") == 0,
+          "RUN_OVERLAY_PATHS_TOY overrides the manifest");
+  tap_ok (toy && rc_limits_resolve (&cfg, toy, RC_LIMITS_EXECUTE, NULL, &jl, NULL) == 0
+              && jl.tmp_bytes == 32ULL << 20 && jl.run.memory_bytes == 300ULL << 20
+              && jl.compile.memory_bytes == 300ULL << 20,
+          "RUN_TMP_SIZE_TOY and RUN_MEM_MAX_TOY reach the resolved limits");
+  tap_ok (!t.langs[0].available && t.langs[0].unavailable_reason,
+          "missing toolchain -> unavailable");
 
-  setenv ("RC_TEST_SECRET", "hunter2", 1);
-  setenv ("RC_TEST_ALLOWED", "yes", 1);
   jenv = rc_job_env_build (&cfg, toy);
   {
     bool secret = false, allowed = false, home = false, toyvar = false, path_ok = false;
@@ -129,6 +147,7 @@ test_load (void)
   }
   rc_strv_free (jenv);
   rc_lang_table_free (&t);
+  rc_config_free (&cfg);
   snprintf (path, sizeof path, "rm -rf '%s'", dir);
   if (system (path) != 0)
     tap_diag ("cleanup of %s failed", dir);

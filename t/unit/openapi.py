@@ -5,7 +5,11 @@
 - every path + method of the description is served (no stale entries);
 - every example in it validates against its schema (JSON Schema 2020-12,
   OpenAPI 3.1's dialect), $refs into components resolved;
-- a deliberately wrong example is refused (the check can fail).
+- a deliberately wrong example is refused (the check can fail);
+- a path marked `x-served-by: nginx` (/openapi.yaml) is not the router's
+  but has its location in both nginx configurations;
+- the examples of /run's `asserts` are the format the checkers read:
+  JSON text of {"arguments": [[...], ...]}.
 Needs python3-yaml and python3-jsonschema (./quickstart deps).
 """
 import copy
@@ -35,11 +39,42 @@ out = subprocess.run([os.path.join(BUILD, "t", "unit", "routes_dump")], check=Tr
 served = sorted(tuple(line.split(" ", 1)) for line in out.splitlines() if line)
 t.ok(len(served) >= 10, "the router lists its routes (%d)" % len(served), out)
 METHODS = ("get", "put", "post", "delete", "head", "patch", "options")
-described = sorted((m.upper(), p) for p, item in doc["paths"].items() for m in item if m in METHODS)
+NGINX_PATHS = sorted(p for p, item in doc["paths"].items() if item.get("x-served-by") == "nginx")
+described = sorted((m.upper(), p) for p, item in doc["paths"].items() for m in item
+                   if m in METHODS and p not in NGINX_PATHS)
 missing = [r for r in served if r not in described]
 t.ok(not missing, "every route the router serves is in docs/openapi.yaml", repr(missing))
 stale = [r for r in described if r not in served]
 t.ok(not stale, "every route of docs/openapi.yaml is served", repr(stale))
+for conf in ("runcell.conf.in", "runcell-location.conf"):
+    with open(os.path.join(SRC, "nginx", conf), encoding="utf-8") as f:
+        text = f.read()
+    absent = [p for p in NGINX_PATHS if "location = %s {" % p not in text]
+    t.ok(NGINX_PATHS and not absent, "nginx/%s serves %s" % (conf, ", ".join(NGINX_PATHS)),
+         repr(absent))
+
+import json  # noqa: E402
+
+asserts = doc["components"]["schemas"]["RunRequest"]["properties"]["asserts"]
+
+
+def asserts_ok(text):
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return (isinstance(value, dict) and isinstance(value.get("arguments"), list)
+            and all(isinstance(a, list) for a in value["arguments"]))
+
+
+run_examples = [e["value"]["asserts"] for e in
+                doc["paths"]["/run"]["post"]["requestBody"]["content"]["application/json"]
+                ["examples"].values()] + asserts.get("examples", [])
+t.ok(len(run_examples) >= 3 and all(asserts_ok(a) for a in run_examples),
+     "every asserts example is JSON text of {\"arguments\": [[...], ...]} (%d)" % len(run_examples),
+     repr(run_examples))
+t.ok(not asserts_ok('{"a": 1, "b": 2}'), "a guessed asserts format is refused by that check")
+t.ok("4040" in doc["servers"][0]["url"], "servers: the default port 4040")
 
 
 def to_defs(node):

@@ -23,24 +23,37 @@ error_parts (rc_err_t *err, int *status, const char **msg)
   rc_error_free (err);
 }
 
-static int
-parse (const char *body, size_t len, struct rc_run_request *out, int *status, const char **msg)
-{
-  rc_err_t err = NULL;
-  int ret = rc_run_request_parse (body, len, 30000, 600000, out, &err);
-  if (ret < 0)
-    error_parts (&err, status, msg);
-  return ret;
-}
+static struct rc_config cfg = { .timeout_default_ms = 30000, .timeout_max_ms = 600000 };
+static struct rc_lang python = { .slug = (char *)"python", .available = true };
+static struct rc_lang_table python_only = { &python, 1 };
+static struct rc_job_limits limits;
 
 static int
 check_lang (const struct rc_run_request *r, const struct rc_lang_table *t, const struct rc_lang **l,
             int *status, const char **msg)
 {
   rc_err_t err = NULL;
-  int ret = rc_run_request_check_lang (r, t, l, &err);
+  int ret = rc_run_request_check (r, &cfg, t, l, &limits, &err);
   if (ret < 0)
     error_parts (&err, status, msg);
+  return ret;
+}
+
+/* Parses, and checks a request for python (the timeout's ceiling). */
+static int
+parse (const char *body, size_t len, struct rc_run_request *out, int *status, const char **msg)
+{
+  rc_err_t err = NULL;
+  const struct rc_lang *l;
+  int ret = rc_run_request_parse (body, len, out, &err);
+  if (ret < 0)
+    error_parts (&err, status, msg);
+  else if (strcmp (out->lang_slug, "python") == 0
+           && check_lang (out, &python_only, &l, status, msg) < 0)
+    {
+      rc_run_request_free (out);
+      return -1;
+    }
   return ret;
 }
 
@@ -72,7 +85,7 @@ test_valid (void)
                      "\"asserts\":\"{\\\"arguments\\\":[[1,2]]}\",\"checker_text\":null,"
                      "\"unknown\":[1,2,3]}";
   tap_ok (parse (body, strlen (body), &r, &status, &msg) == 0, "Codebattle's request parses");
-  tap_ok (r.timeout_ms == 2000 && strcmp (r.lang_slug, "python") == 0
+  tap_ok (r.timeout_ms == 2000 && limits.run.wall_ms == 2000 && strcmp (r.lang_slug, "python") == 0
               && strcmp (r.solution_text, "print(1)") == 0 && r.checker_text == NULL && r.asserts
               && strcmp (r.asserts, "{\"arguments\":[[1,2]]}") == 0,
           "fields are extracted, null checker is absent, unknown fields ignored");
@@ -80,9 +93,9 @@ test_valid (void)
 
   body = "{\"solution_text\":\"a\\u0000b\",\"lang_slug\":\"cpp\",\"checker_text\":\"c\"}";
   tap_ok (parse (body, strlen (body), &r, &status, &msg) == 0 && r.solution_len == 3
-              && memcmp (r.solution_text, "a\0b", 3) == 0 && r.timeout_ms == 30000 && r.checker_text
+              && memcmp (r.solution_text, "a\0b", 3) == 0 && r.timeout_ms == 0 && r.checker_text
               && strcmp (r.checker_text, "c") == 0,
-          "escaped NUL survives with its length; default timeout 30s");
+          "escaped NUL survives with its length; no timeout given");
   rc_run_request_free (&r);
 }
 
@@ -113,8 +126,10 @@ test_invalid (void)
   /* Found by fuzz/run_request_fuzz.c: read up to its NUL, this was 5 s. */
   expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"python\",\"timeout\":\"5s\\u0000x\"}",
                  400, "invalid timeout", "timeout with a NUL inside");
-  expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"python\",\"timeout\":\"2h\"}", 400,
-                 "invalid timeout", "timeout unit h");
+  expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"python\",\"timeout\":\"2S\"}", 400,
+                 "invalid timeout \"2S\"", "upper-case unit: not the documented pattern");
+  expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"python\",\"timeout\":\"1h\"}", 400,
+                 "above the maximum", "timeout 1h: above RUN_TIMEOUT_MAX");
   expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"python\",\"timeout\":\"11m\"}", 400,
                  "maximum", "timeout above RUN_TIMEOUT_MAX");
   expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"python\",\"asserts\":[1]}", 400,
@@ -254,8 +269,8 @@ test_lang_checks (void)
           "known slug is accepted");
   r.lang_slug = (char *)"py";
   tap_ok (check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400
-              && strcmp (msg, "unsupported lang_slug") == 0,
-          "/run does not take aliases: unsupported lang_slug");
+              && strcmp (msg, "unsupported lang_slug \"py\"") == 0,
+          "/run does not take aliases: unsupported lang_slug naming the value");
   r.lang_slug = (char *)"cobol";
   tap_ok (check_lang (&r, &table, &found, &status, &msg) < 0 && status == 400,
           "unknown slug -> 400");

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "sandbox/sandbox_internal.h"
+#include "sandbox/process/process.h"
 #include "t/unit/tap.h"
 
 #define MIB (1024ULL * 1024)
