@@ -174,6 +174,18 @@ put_disposition (struct rc_buf *b, const char *path, size_t len)
   rc_buf_append_str (b, "\r\n");
 }
 
+void
+rc_session_answer_part (struct rc_buf *b, const char *boundary, const char *path, size_t path_len,
+                        const char *data, size_t len)
+{
+  rc_buf_printf (b, "--%s\r\nContent-Type: application/octet-stream\r\n", boundary);
+  put_disposition (b, path, path_len);
+  rc_buf_append_str (b, "\r\n");
+  if (len)
+    rc_buf_append (b, data, len);
+  rc_buf_append_str (b, "\r\n");
+}
+
 static void
 make_boundary (char out[48])
 {
@@ -377,14 +389,8 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   rc_buf_append (&res->body, json.data, json.len);
   rc_buf_append_str (&res->body, "\r\n");
   for (size_t i = 0; i < n_att; i++)
-    {
-      rc_buf_printf (&res->body, "--%s\r\nContent-Type: application/octet-stream\r\n", boundary);
-      put_disposition (&res->body, att[i].e->path, att[i].e->path_len);
-      rc_buf_append_str (&res->body, "\r\n");
-      if (att[i].data.len)
-        rc_buf_append (&res->body, att[i].data.data, att[i].data.len);
-      rc_buf_append_str (&res->body, "\r\n");
-    }
+    rc_session_answer_part (&res->body, boundary, att[i].e->path, att[i].e->path_len,
+                            att[i].data.data, att[i].data.len);
   rc_buf_printf (&res->body, "--%s--\r\n", boundary);
   snprintf (ctype, sizeof ctype, "multipart/mixed; boundary=%s", boundary);
   res->status = 200;
