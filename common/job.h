@@ -51,7 +51,7 @@ struct rc_limits
 #define RC_LIMIT_NONE UINT64_MAX
 
 /* How a step ended: the one verdict, decided by the sandbox in one place
- * (sandbox/supervise.c, rc_step_decide) and only rendered by the API
+ * (sandbox/process/supervise.c, rc_step_decide) and only rendered by the API
  * layer.  A limit that fired wins over the exit status it caused (a wall
  * kill is WALL, not SIGNALLED). */
 enum rc_outcome
@@ -166,7 +166,7 @@ struct rc_step_result
   uint64_t wall_ms;
   uint64_t cpu_ms;
   uint64_t memory_peak_kb;
-  /* MEMORY came from the thrash watch (sandbox/thrash.c), not an OOM kill:
+  /* MEMORY came from the thrash watch (sandbox/process/thrash.c), not an OOM kill:
    * the rate at which it re-read its file pages, bytes per second. */
   bool thrashed;
   uint64_t thrash_rate;

@@ -1,6 +1,6 @@
 /* app.h - what a worker's handlers share: configuration, languages, the
  * sandbox handle.  One per worker process; nothing here is shared between
- * workers except through the slot table (slots.h). */
+ * workers except through the slot table (sandbox/slot/slot_table.h). */
 #ifndef RUNCELL_FCGI_APP_H
 #define RUNCELL_FCGI_APP_H
 

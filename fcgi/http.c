@@ -211,6 +211,42 @@ rc_http_stream_gone (const struct rc_http_response *res)
   return poll (&p, 1, 0) > 0;
 }
 
+static int
+hex_value (char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+int
+rc_http_percent_decode (const char *in, size_t len, char *out, size_t size)
+{
+  size_t o = 0;
+  for (size_t i = 0; i < len; i++)
+    {
+      char c = in[i];
+      if (c == '%')
+        {
+          int hi = i + 2 < len ? hex_value (in[i + 1]) : -1;
+          int lo = i + 2 < len ? hex_value (in[i + 2]) : -1;
+          if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+            return -1;
+          c = (char)(hi * 16 + lo);
+          i += 2;
+        }
+      if (o + 1 >= size)
+        return -1;
+      out[o++] = c;
+    }
+  out[o] = '\0';
+  return 0;
+}
+
 bool
 rc_http_accepts (const char *accept, const char *type)
 {

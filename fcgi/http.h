@@ -17,7 +17,10 @@
 struct rc_http_request
 {
   const char *method;           /* "GET", "POST", ... */
-  const char *path;             /* "/run", without the query string */
+  const char *path;             /* "/run", without the query string, decoded (for the log) */
+  const char *raw_path;         /* the same as the client sent it (percent-escapes kept), or
+                                 * NULL: what the router matches, so that a decoded '/' or
+                                 * ".." in a file path is seen, not merged away by nginx */
   const char *query;            /* after '?', or "" */
   const char *content_type;     /* may be NULL */
   const char *content_encoding; /* HTTP_CONTENT_ENCODING, may be NULL */
@@ -103,6 +106,11 @@ int rc_http_format_head (const struct rc_http_response *res, bool streamed, char
 
 /* True when an Accept header names media type (e.g. "text/event-stream"). */
 bool rc_http_accepts (const char *accept, const char *type);
+
+/* Percent-decodes in[0..len) into out (NUL-terminated, at most size - 1
+ * bytes); -1 for a malformed escape, an encoded NUL, or an output that
+ * does not fit. */
+int rc_http_percent_decode (const char *in, size_t len, char *out, size_t size);
 
 /* True for a missing, empty or "identity" Content-Encoding. */
 bool rc_http_encoding_is_identity (const char *encoding);

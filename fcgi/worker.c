@@ -206,7 +206,7 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   struct rc_http_stream stream = { stream_write, r, r->ipcFd };
   struct rc_buf body = { 0 };
   uint64_t started = rc_now_us ();
-  char path[4096];
+  char path[4096], raw_path[4096 * 3];
   const char *uri, *q;
   size_t path_len;
   char rid[40];
@@ -239,6 +239,18 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   memcpy (path, uri, path_len);
   path[path_len] = '\0';
   req.path = path;
+  /* The path as the client sent it, for the router (http.h). */
+  uri = param (r, "REQUEST_URI");
+  if (uri && *uri == '/')
+    {
+      size_t raw_len = strcspn (uri, "?");
+      if (raw_len < sizeof raw_path)
+        {
+          memcpy (raw_path, uri, raw_len);
+          raw_path[raw_len] = '\0';
+          req.raw_path = raw_path;
+        }
+    }
   q = param (r, "QUERY_STRING");
   req.query = q ? q : "";
   req.content_type = param (r, "CONTENT_TYPE");
@@ -255,9 +267,10 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   res.stream = &stream;
   if (strcmp (req.method, "POST") == 0 || strcmp (req.method, "PUT") == 0)
     {
-      if (read_body (r, rc_route_body_max (app->cfg, req.method, req.path), &body,
-                     &req.body_too_large)
-          < 0)
+      /* The route's own cap: /v1/judge takes RUN_JUDGE_INPUT_MAX. */
+      uint64_t max
+          = rc_route_body_max (app->cfg, req.method, req.raw_path ? req.raw_path : req.path);
+      if (read_body (r, max, &body, &req.body_too_large) < 0)
         req.body_too_large = true;
     }
   req.body = body.data ? body.data : "";

@@ -218,6 +218,25 @@ push_dup (int fd, int *child_fds, size_t *n, rc_err_t *err)
   return 0;
 }
 
+/* A send to the init failed: when the init refused the job it said why
+ * (FAIL) before it closed the connection, and that is the error. */
+static int
+failed_send (int ctl, rc_err_t *err)
+{
+  int e = errno, fds[RC_CTL_MAX_FDS];
+  size_t n = 0;
+  struct rc_ctl m;
+  struct pollfd p = { .fd = ctl, .events = POLLIN };
+  if (poll (&p, 1, 0) > 0 && rc_ctl_recv (ctl, &m, fds, RC_CTL_MAX_FDS, &n) > 0)
+    {
+      for (size_t i = 0; i < n; i++)
+        close (fds[i]);
+      if (m.type == RC_CTL_FAIL)
+        return rc_error_set (err, m.value ? m.value : EIO, "%s", m.text);
+    }
+  return rc_error_set (err, e, "sandbox: control socket errno=%d", e);
+}
+
 static int
 make_pipes (struct rc_run *r, int *child_fds, size_t *n, rc_err_t *err)
 {
@@ -408,7 +427,7 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
   if (rc_ctl_send (r->ctl, &m, child_fds, n) < 0
       || rc_ctl_send_simple (r->ctl, RC_CTL_GO, 0, 0, NULL) < 0)
     {
-      rc_error_sys (err, "sandbox: control socket errno=%d", errno);
+      failed_send (r->ctl, err);
       goto fail_fds;
     }
   for (size_t i = 0; i < n; i++)

@@ -47,14 +47,6 @@
 #define TMP_WORK RUNNER_DIR "/tw"
 #define DEFAULT_TMP_BYTES (64ULL << 20)
 
-#define FAIL(s)                                                                                    \
-  do                                                                                               \
-    {                                                                                              \
-      *step = (s);                                                                                 \
-      return -1;                                                                                   \
-    }                                                                                              \
-  while (0)
-
 /* Mounts with a libmount context; errno is the mount(2) errno when the
  * syscall ran, EINVAL for a library-side refusal, ENOSYS when libmount
  * cannot be loaded. */
@@ -136,12 +128,12 @@ rc_root_tmp_mount (struct rc_root *root, const char *prefix, const char **step)
   snprintf (shm, sizeof shm, "%s" RC_ROOT_SHM_DIR, prefix);
   snprintf (opts, sizeof opts, "%s,mode=1777", root->tmp_opts);
   if (mount ("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
-    FAIL ("tmpfs /tmp");
+    RC_ROOT_FAIL ("tmpfs /tmp");
   if (mkdir (runner, 0700) < 0)
-    FAIL ("mkdir /tmp/.runner");
+    RC_ROOT_FAIL ("mkdir /tmp/.runner");
   /* /dev/shm links here: POSIX shared memory comes out of /tmp's budget. */
   if (mkdir (shm, 01777) < 0 || chmod (shm, 01777) < 0)
-    FAIL ("mkdir /tmp/.shm");
+    RC_ROOT_FAIL ("mkdir /tmp/.shm");
   return 0;
 }
 
@@ -157,15 +149,15 @@ mount_session (struct rc_root *root, const struct rc_root_job *job, const char *
   int fd, r;
 
   if (rc_move_mount (job->session_fd, "", AT_FDCWD, "/sandbox", RC_MOVE_MOUNT_F_EMPTY_PATH) < 0)
-    FAIL ("attach /sandbox");
+    RC_ROOT_FAIL ("attach /sandbox");
   root->session = true;
   if (mount (NULL, "/sandbox", NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL) < 0)
-    FAIL ("remount /sandbox");
+    RC_ROOT_FAIL ("remount /sandbox");
   if (spec->n_files == 0)
     return 0;
   fd = open ("/sandbox", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
-    FAIL ("open /sandbox");
+    RC_ROOT_FAIL ("open /sandbox");
   (void)setfsgid (job->gid);
   (void)setfsuid (job->uid);
   r = rc_hostfs_write_files (fd, spec->files, spec->n_files, 0777, (uid_t)-1, (gid_t)-1, step);
@@ -187,10 +179,10 @@ mount_template (struct rc_root *root, const struct rc_root_job *job, const char 
   int fd;
 
   if (mkdir (RUNNER_DIR "/upper", 0777) < 0 || mkdir (RUNNER_DIR "/work", 0700) < 0)
-    FAIL ("mkdir overlay dirs");
+    RC_ROOT_FAIL ("mkdir overlay dirs");
   fd = open (RUNNER_DIR "/upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    FAIL ("open overlay upper");
+    RC_ROOT_FAIL ("open overlay upper");
   /* A fresh tmpfs nobody else has touched: root may write here safely. */
   if (rc_hostfs_write_files (fd, spec->files, spec->n_files, 0777, job->uid, job->gid, step) < 0)
     {
@@ -207,12 +199,11 @@ mount_template (struct rc_root *root, const struct rc_root_job *job, const char 
               skel, tpl);
   else
     snprintf (opts, sizeof opts,
-              "lowerdir=/proc/self/fd/%d,upperdir=" RUNNER_DIR "/upper,workdir=" RUNNER_DIR
-              "/work",
+              "lowerdir=/proc/self/fd/%d,upperdir=" RUNNER_DIR "/upper,workdir=" RUNNER_DIR "/work",
               skel);
   /* nosuid,nodev are mount flags, not overlayfs options. */
   if (mount ("overlay", "/sandbox", "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
-    FAIL ("overlay /sandbox");
+    RC_ROOT_FAIL ("overlay /sandbox");
   return 0;
 }
 
@@ -236,19 +227,19 @@ mount_caches (struct rc_root *root, const struct rc_root_job *job, const char **
       if (root->cache[k] < 0)
         continue; /* missing on the host: skipped, as documented */
       if (fstat (root->cache[k], &st) < 0)
-        FAIL ("cache overlay");
+        RC_ROOT_FAIL ("cache overlay");
       snprintf (dir, sizeof dir, RUNNER_DIR "/c%zu", k);
       snprintf (upper, sizeof upper, "%s/u", dir);
       snprintf (work, sizeof work, "%s/w", dir);
       if (mkdir (dir, 0700) < 0 || mkdir (upper, st.st_mode & 07777) < 0 || mkdir (work, 0700) < 0)
-        FAIL ("mkdir cache overlay dirs");
+        RC_ROOT_FAIL ("mkdir cache overlay dirs");
       /* The merged root takes the upper's attributes: mirror the cache. */
       if (chown (upper, st.st_uid, st.st_gid) < 0 || chmod (upper, st.st_mode & 07777) < 0)
-        FAIL ("chown cache overlay");
+        RC_ROOT_FAIL ("chown cache overlay");
       snprintf (opts, sizeof opts, "lowerdir=/proc/self/fd/%d,upperdir=%s,workdir=%s,nosuid,nodev",
                 root->cache[k], upper, work);
       if (lm_mount ("overlay", p, "overlay", opts) < 0)
-        FAIL ("cache overlay");
+        RC_ROOT_FAIL ("cache overlay");
       if (root->n_caches_mounted < sizeof root->cache_mounted / sizeof root->cache_mounted[0])
         root->cache_mounted[root->n_caches_mounted++] = (int)k;
     }
@@ -280,7 +271,7 @@ mount_tmp_layer (struct rc_root *root, const struct rc_root_job *job, const char
   if (job->tmp_fd < 0)
     {
       errno = EBADF;
-      FAIL ("build directory");
+      RC_ROOT_FAIL ("build directory");
     }
   if (kind == RC_TMP_BIND)
     {
@@ -289,23 +280,23 @@ mount_tmp_layer (struct rc_root *root, const struct rc_root_job *job, const char
       if (attached)
         root->tmp_layer = RC_TMP_BIND;
       if (r < 0)
-        FAIL ("attach the build directory at /tmp");
+        RC_ROOT_FAIL ("attach the build directory at /tmp");
       /* /dev/shm links to /tmp/.shm.  The directory is fresh (the compile
        * job is its first). */
       if (mkdir (RC_ROOT_SHM_DIR, 01777) < 0 && errno != EEXIST)
-        FAIL ("mkdir /tmp/.shm");
+        RC_ROOT_FAIL ("mkdir /tmp/.shm");
       return 0;
     }
   if (mkdir (TMP_LOWER, 0700) < 0)
-    FAIL ("mkdir the build directory's mount point");
+    RC_ROOT_FAIL ("mkdir the build directory's mount point");
   if (attach_build_dir (job, TMP_LOWER, true, &root->tmp_lower) < 0)
-    FAIL ("attach the build directory");
+    RC_ROOT_FAIL ("attach the build directory");
   if (mkdir (TMP_UPPER, 01777) < 0 || mkdir (TMP_UPPER "/.shm", 01777) < 0
       || mkdir (TMP_WORK, 0700) < 0)
-    FAIL ("mkdir /tmp overlay dirs");
+    RC_ROOT_FAIL ("mkdir /tmp overlay dirs");
   snprintf (opts, sizeof opts, "lowerdir=" TMP_LOWER ",upperdir=" TMP_UPPER ",workdir=" TMP_WORK);
   if (mount ("overlay", "/tmp", "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
-    FAIL ("overlay /tmp");
+    RC_ROOT_FAIL ("overlay /tmp");
   root->tmp_layer = RC_TMP_OVERLAY;
   return 0;
 }
@@ -321,7 +312,7 @@ rc_root_job_mount (struct rc_root *root, const struct rc_root_job *job, const ch
   if (strcmp (opts, root->tmp_opts) != 0)
     {
       if (mount (NULL, "/tmp", NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, opts) < 0)
-        FAIL ("resize /tmp");
+        RC_ROOT_FAIL ("resize /tmp");
       memcpy (root->tmp_opts, opts, sizeof opts);
     }
   if (job->spec->workspace == RC_WORKSPACE_BIND)
@@ -332,7 +323,7 @@ rc_root_job_mount (struct rc_root *root, const struct rc_root_job *job, const ch
   else if (job->lower < 0 || (size_t)job->lower >= root->plan->n_langs)
     {
       errno = ENOENT;
-      FAIL ("workspace template");
+      RC_ROOT_FAIL ("workspace template");
     }
   else if (mount_template (root, job, step) < 0)
     return -1;
@@ -357,10 +348,10 @@ rc_root_job_clear (struct rc_root *root, const char **step)
   const struct rc_root_plan *plan = root->plan;
   /* What covers /tmp first: the fresh tmpfs under it holds the uppers. */
   if (root->tmp_layer != RC_TMP_FRESH && unmount ("/tmp") < 0)
-    FAIL ("unmount /tmp's layer");
+    RC_ROOT_FAIL ("unmount /tmp's layer");
   root->tmp_layer = RC_TMP_FRESH;
   if (root->tmp_lower && unmount (TMP_LOWER) < 0)
-    FAIL ("unmount the build directory");
+    RC_ROOT_FAIL ("unmount the build directory");
   root->tmp_lower = false;
   while (root->n_caches_mounted > 0)
     {
@@ -373,13 +364,13 @@ rc_root_job_clear (struct rc_root *root, const char **step)
           base += plan->langs[i].n_overlay_paths;
         }
       if (p != NULL && unmount (p) < 0)
-        FAIL ("unmount cache overlay");
+        RC_ROOT_FAIL ("unmount cache overlay");
     }
   /* The workspace first: its upper is in /tmp. */
   if (unmount ("/sandbox") < 0)
-    FAIL ("unmount /sandbox");
+    RC_ROOT_FAIL ("unmount /sandbox");
   root->session = false;
   if (unmount ("/tmp") < 0)
-    FAIL ("unmount /tmp");
+    RC_ROOT_FAIL ("unmount /tmp");
   return rc_root_tmp_mount (root, "", step);
 }

@@ -277,7 +277,7 @@ step_start (struct init *in, unsigned i)
   struct rc_cgroup_meter meter;
   struct rc_clone_args args = { .flags = CLONE_VM | CLONE_VFORK, .exit_signal = SIGCHLD };
   struct rc_child_ctx c;
-  int errp[2], clone_fd = -1, fds[RC_CG_METER_FDS];
+  int errp[2], clone_fd = -1, join_fd = -1, fds[RC_CG_METER_FDS];
   size_t n_fds = 0;
   bool unmet = false;
   char buf[160];
@@ -288,7 +288,7 @@ step_start (struct init *in, unsigned i)
 
   in->step = i;
   if (rc_cgroup_step_prepare (in->a->cg, i, st->limits.memory_bytes, st->limits.pids, &meter,
-                              &clone_fd, &unmet, &err)
+                              &clone_fd, &join_fd, &unmet, &err)
       < 0)
     goto fail;
   if (unmet)
@@ -316,7 +316,8 @@ step_start (struct init *in, unsigned i)
                              .uid = in->a->uid,
                              .gid = in->a->gid,
                              .cap_last = in->a->cap_last,
-                             .new_cgroupns = clone_fd >= 0,
+                             .cgroup_join = join_fd,
+                             .new_cgroupns = clone_fd >= 0 || join_fd >= 0,
                              .seccomp = in->a->seccomp };
   if (clone_fd >= 0)
     {
@@ -378,6 +379,20 @@ reap (struct init *in)
   return 0;
 }
 
+/* After a FAIL: what the claimer sent meanwhile (a GO) is read until it
+ * ends the job, so the connection never closes with a message unread (the
+ * claimer would then read ECONNRESET, not the FAIL).  Bounded: a claimer
+ * that neither ends nor closes within 5 s is dropped. */
+static void
+drain_until_end (struct init *in)
+{
+  struct pollfd p = { .fd = in->conn, .events = POLLIN };
+  struct rc_ctl m;
+  while (poll (&p, 1, 5000) > 0 && rc_ctl_recv (in->conn, &m, NULL, 0, NULL) > 0
+         && m.type != RC_CTL_END)
+    ;
+}
+
 /* Serves the job until its claimer ends it. */
 static void
 job_serve (struct init *in)
@@ -396,6 +411,7 @@ job_serve (struct init *in)
       char msg[160];
       snprintf (msg, sizeof msg, "sandbox: %s errno=%d", step, errno);
       (void)rc_ctl_send_simple (in->conn, RC_CTL_FAIL, 0, errno, msg);
+      drain_until_end (in);
       return;
     }
   close_fd (&in->session_fd);
@@ -426,7 +442,10 @@ job_serve (struct init *in)
           if (in->child != 0 || m.step >= in->job.spec.n_steps || m.step >= MAX_STEPS)
             return;
           if (step_start (in, m.step) < 0)
-            return;
+            {
+              drain_until_end (in);
+              return;
+            }
           break;
         case RC_CTL_KILL:
           /* pid 1 reaches every other process of its namespace; a fork
@@ -452,7 +471,7 @@ job_clear (struct init *in)
 {
   const char *step = NULL;
   rc_err_t err = NULL;
-  bool renewed = false;
+  bool new_memcg = false, new_netns = false;
   long r;
 
   (void)kill (-1, SIGKILL);
@@ -476,14 +495,17 @@ job_clear (struct init *in)
   in->step = 0;
   if (rc_root_job_clear (&in->root, &step) < 0)
     die (in, step, errno);
-  if (rc_cgroup_job_clear (in->a->cg, &renewed, &err) < 0)
+  if (rc_cgroup_job_clear (in->a->cg, &new_memcg, &err) < 0)
     die (in, "cgroup clear", err ? err->status : EIO);
   /* SysV IPC and POSIX queues: a new namespace, ids counting from where a
    * fresh one starts. */
   if (unshare (CLONE_NEWIPC) < 0)
     die (in, "unshare ipc namespace", errno);
-  if (rc_net_reset (&in->net, &renewed) < 0)
+  if (rc_net_reset (&in->net, &new_netns) < 0)
     die (in, "network namespace", errno);
+  if (new_memcg || new_netns)
+    rc_log (RC_LOG_DEBUG, "slot_renewed", "slot %u:%s%s", in->a->slot,
+            new_memcg ? " a new memory cgroup" : "", new_netns ? " a new network namespace" : "");
   /* Pid numbering: the next process is pid 2, as in a fresh namespace. */
   if (pwrite (in->ns_last_pid, "1", 1, 0) != 1)
     die (in, "ns_last_pid", errno);

@@ -41,10 +41,7 @@ import subprocess
 import tempfile
 import time
 
-SRCDIR = os.environ.get("RC_TOP_SRCDIR") or os.path.abspath(
-    os.path.join(os.path.dirname(__file__), "..", "..")
-)
-BUILDDIR = os.environ.get("RC_TOP_BUILDDIR") or SRCDIR
+from rcpaths import BUILDDIR, SRCDIR
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 # Variables that configure runcell: never inherited from the caller's shell,
