@@ -16,7 +16,7 @@ Usage: bench/ab.py [--rounds R] [--jobs N] [--whole] ROW ROW...
 A ROW is LABEL=BUILD_DIR[,VAR=VALUE...]: a build dir holding `runcell`,
 and environment settings for that row only, e.g.
   bench/ab.py before=/work/old after=_build
-  bench/ab.py cloned=_build,RUN_ROOT_TEMPLATE=1 built=_build,RUN_ROOT_TEMPLATE=0
+  bench/ab.py tmp64m=_build,RUN_SANDBOX_TMP_SIZE=64m tmp1g=_build,RUN_SANDBOX_TMP_SIZE=1g
 Needs root.
 """
 

@@ -260,6 +260,128 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* The configuration of a `runcell exec`: a cgroup subtree, a state
+ * directory and slot uids of its own, so it runs beside the service and
+ * the other tests without touching their slots. */
+static int
+exec_config (const struct exec_opts *o, struct rc_config *cfg, char *state, size_t state_size,
+             rc_err_t *err)
+{
+  char cgname[64];
+  if (rc_config_load_env (cfg, err) < 0)
+    return -1;
+  snprintf (cgname, sizeof cgname, "runcell-exec-%ld", (long)getpid ());
+  snprintf (state, state_size, "/run/runcell-exec-%ld", (long)getpid ());
+  free (cfg->cgroup_name);
+  cfg->cgroup_name = strdup (cgname);
+  free (cfg->state_dir);
+  cfg->state_dir = strdup (state);
+  if (cfg->cgroup_name == NULL || cfg->state_dir == NULL)
+    return rc_error_set (err, ENOMEM, "configuration");
+  cfg->concurrency = o->slots;
+  cfg->uid_base += (unsigned)o->slot;
+  return 0;
+}
+
+/* The job: the language's defaults, then what the command line says
+ * (rc_limits_resolve); the command as given, or the language's own (the
+ * one builder). */
+static int
+exec_build (const struct exec_opts *o, const struct rc_config *cfg, const struct rc_lang *lang,
+            const char *stdin_data, size_t stdin_len, struct rc_job *job, rc_err_t *err)
+{
+  struct rc_job_request jr = { 0 };
+  if (rc_limits_resolve (cfg, lang, RC_LIMITS_COMMAND, &o->limits, &jr.limits, err) < 0)
+    return -1;
+  if (o->tmp_bytes)
+    jr.limits.tmp_bytes = o->tmp_bytes;
+  jr.kind = RC_JOB_COMMAND;
+  jr.workspace = RC_WORKSPACE_TEMPLATE;
+  jr.argv = o->argv[0] ? (const char *const *)o->argv : NULL;
+  jr.files = o->files;
+  jr.n_files = o->n_files;
+  jr.stdin_data = stdin_data;
+  jr.stdin_len = stdin_len;
+  jr.template_dir = o->template_dir;
+  return rc_job_build (job, lang, &jr, cfg, err);
+}
+
+/* Runs the job o->repeat times, one claim each; times[i] is each job's
+ * wall time.  > 0 (128 + signal) when a signal interrupted the loop. */
+static int
+exec_repeat (struct rc_sandbox *sb, const struct exec_opts *o, struct rc_job *job,
+             struct rc_job_result *res, uint64_t *times, rc_err_t *err)
+{
+  catch_signals ();
+  for (uint64_t i = 0; i < o->repeat; i++)
+    {
+      uint64_t t = rc_now_us ();
+      struct rc_slot_claim claim = rc_slot_claim_wait (10000, 10000, NULL);
+      rc_job_result_free (res);
+      if (claim.slot < 0)
+        return rc_error_set (err, EBUSY, "no slot became ready");
+      job->spec.slot = claim.slot;
+      if (rc_sandbox_run (sb, &job->spec, claim.seq, res, err) < 0)
+        return -1;
+      times[i] = rc_now_us () - t;
+      rc_sandbox_end_claims (sb, false);
+      for (size_t k = 0; k < res->n_steps; k++)
+        rc_step_result_explain (&res->steps[k], &job->spec.steps[k].limits);
+      if (got_signal)
+        {
+          fprintf (stderr, "runcell: interrupted by signal %d after %llu jobs\n", (int)got_signal,
+                   (unsigned long long)i + 1);
+          return 128 + (int)got_signal;
+        }
+    }
+  return 0;
+}
+
+/* The last job's output and summary; the median over a --repeat run.
+ * Returns the program's exit status (128 + signal when killed). */
+static int
+exec_report (const struct exec_opts *o, const struct rc_job_result *res, uint64_t *times)
+{
+  const struct rc_step_result *r = &res->steps[0];
+  FILE *jf = stderr;
+  int code = r->exited ? r->exit_code : 128 + r->term_signal;
+  if (r->out.len)
+    fwrite (r->out.data, 1, r->out.len, stdout);
+  fflush (stdout);
+  if (r->err.len)
+    fwrite (r->err.data, 1, r->err.len, stderr);
+  if (o->result_json && (jf = fopen (o->result_json, "we")) == NULL)
+    {
+      fprintf (stderr, "runcell: --result-json %s: %s\n", o->result_json, strerror (errno));
+      jf = stderr;
+    }
+  print_summary (jf, res, code);
+  if (jf != stderr)
+    fclose (jf);
+  if (o->repeat > 1)
+    {
+      qsort (times, o->repeat, sizeof (*times), cmp_u64);
+      fprintf (stderr, "runcell: %llu jobs, median %.3f ms per job (min %.3f, max %.3f)\n",
+               (unsigned long long)o->repeat, (double)times[o->repeat / 2] / 1000.0,
+               (double)times[0] / 1000.0, (double)times[o->repeat - 1] / 1000.0);
+    }
+  return code;
+}
+
+/* Removes what exec_config's state directory holds. */
+static void
+exec_teardown (const struct rc_config *cfg, const char *state)
+{
+  rc_sandbox_host_teardown (cfg);
+  for (unsigned k = 0; k < cfg->concurrency; k++)
+    {
+      char sock[160];
+      snprintf (sock, sizeof sock, "%s/slot%u.sock", state, k);
+      (void)unlink (sock);
+    }
+  (void)rmdir (state);
+}
+
 static int
 cmd_exec (int argc, char **argv)
 {
@@ -269,81 +391,36 @@ cmd_exec (int argc, char **argv)
   const struct rc_lang *lang = NULL;
   struct rc_sandbox *sb = NULL;
   enum rc_sandbox_mode mode;
-  struct rc_job_request jr = { 0 };
   struct rc_job job = { 0 };
   struct rc_job_result res = { 0 };
-  char cgname[64], state[96], *stdin_data = NULL;
+  char state[96] = "", *stdin_data = NULL;
   size_t stdin_len = 0;
   uint64_t *times = NULL;
   rc_err_t err = NULL;
-  int code = 125;
+  int code = 125, r;
   bool teardown = false;
 
   memset (&cfg, 0, sizeof cfg);
-  if (parse_exec (argc, argv, &o) < 0)
+  if (parse_exec (argc, argv, &o) < 0 || (o.argv[0] == NULL && o.lang == NULL))
     {
       usage (stderr);
       return 125;
     }
-  if (rc_config_load_env (&cfg, &err) < 0)
+  if (exec_config (&o, &cfg, state, sizeof state, &err) < 0)
     goto fail;
-  /* A cgroup subtree and a state directory of our own: runs beside the
-   * service and the other tests without touching their slots. */
-  snprintf (cgname, sizeof cgname, "runcell-exec-%ld", (long)getpid ());
-  snprintf (state, sizeof state, "/run/runcell-exec-%ld", (long)getpid ());
-  free (cfg.cgroup_name);
-  cfg.cgroup_name = strdup (cgname);
-  free (cfg.state_dir);
-  cfg.state_dir = strdup (state);
-  cfg.concurrency = o.slots;
-  cfg.uid_base += (unsigned)o.slot;
-  if (o.lang)
-    {
-      if (rc_lang_table_load (&langs, &cfg, &err) < 0)
-        goto fail;
-      lang = rc_lang_find (&langs, o.lang);
-      if (lang == NULL)
-        {
-          fprintf (stderr, "runcell: unknown language '%s'\n", o.lang);
-          goto out;
-        }
-    }
-  if (o.argv[0] == NULL && lang == NULL)
-    {
-      usage (stderr);
-      goto out;
-    }
+  if (o.lang
+      && (rc_lang_table_load (&langs, &cfg, &err) < 0
+          || rc_lang_lookup (&langs, "--lang", o.lang, true, RC_LANG_NEED_TEST, &lang, &err) < 0))
+    goto fail;
   if (o.stdin_path && read_whole (o.stdin_path, &stdin_data, &stdin_len) < 0)
     {
       fprintf (stderr, "runcell: --stdin %s: %s\n", o.stdin_path, strerror (errno));
       goto out;
     }
-
-  /* The language's defaults, then what the command line says. */
-  if (rc_limits_resolve (&cfg, lang, RC_LIMITS_COMMAND, &o.limits, &jr.limits, &err) < 0)
+  if (exec_build (&o, &cfg, lang, stdin_data, stdin_len, &job, &err) < 0)
     goto fail;
-  if (o.tmp_bytes)
-    jr.limits.tmp_bytes = o.tmp_bytes;
-
-  /* The one builder: the command as given, or the language's own. */
-  jr.kind = RC_JOB_COMMAND;
-  jr.workspace = RC_WORKSPACE_TEMPLATE;
-  jr.argv = o.argv[0] ? (const char *const *)o.argv : NULL;
-  jr.files = o.files;
-  jr.n_files = o.n_files;
-  jr.stdin_data = stdin_data;
-  jr.stdin_len = stdin_len;
-  jr.template_dir = o.template_dir;
-  if (rc_job_build (&job, lang, &jr, &cfg, &err) < 0)
-    goto fail;
-
-  if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0)
-    {
-      teardown = true;
-      goto fail;
-    }
   teardown = true;
-  if (rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
+  if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0 || rc_sandbox_open (&sb, &cfg, mode, &err) < 0)
     goto fail;
   /* Every slot's init, with a root serving the language (or the
    * template) alone.  An init refuses to start while a process of its
@@ -358,58 +435,10 @@ cmd_exec (int argc, char **argv)
   times = calloc (o.repeat, sizeof (*times));
   if (times == NULL)
     goto out;
-  catch_signals ();
-  for (uint64_t i = 0; i < o.repeat; i++)
-    {
-      uint64_t t = rc_now_us ();
-      struct rc_slot_claim claim = rc_slot_claim_wait (10000, 10000, NULL);
-      rc_job_result_free (&res);
-      if (claim.slot < 0)
-        {
-          rc_error_set (&err, EBUSY, "no slot became ready");
-          goto fail;
-        }
-      job.spec.slot = claim.slot;
-      if (rc_sandbox_run (sb, &job.spec, claim.seq, &res, &err) < 0)
-        goto fail;
-      times[i] = rc_now_us () - t;
-      rc_sandbox_end_claims (sb, false);
-      for (size_t k = 0; k < res.n_steps; k++)
-        rc_step_result_explain (&res.steps[k], &job.spec.steps[k].limits);
-      if (got_signal)
-        {
-          fprintf (stderr, "runcell: interrupted by signal %d after %llu jobs\n", (int)got_signal,
-                   (unsigned long long)i + 1);
-          code = 128 + (int)got_signal;
-          goto out;
-        }
-    }
-
-  {
-    const struct rc_step_result *r = &res.steps[0];
-    FILE *jf = stderr;
-    if (r->out.len)
-      fwrite (r->out.data, 1, r->out.len, stdout);
-    fflush (stdout);
-    if (r->err.len)
-      fwrite (r->err.data, 1, r->err.len, stderr);
-    code = r->exited ? r->exit_code : 128 + r->term_signal;
-    if (o.result_json && (jf = fopen (o.result_json, "we")) == NULL)
-      {
-        fprintf (stderr, "runcell: --result-json %s: %s\n", o.result_json, strerror (errno));
-        jf = stderr;
-      }
-    print_summary (jf, &res, code);
-    if (jf != stderr)
-      fclose (jf);
-    if (o.repeat > 1)
-      {
-        qsort (times, o.repeat, sizeof (*times), cmp_u64);
-        fprintf (stderr, "runcell: %llu jobs, median %.3f ms per job (min %.3f, max %.3f)\n",
-                 (unsigned long long)o.repeat, (double)times[o.repeat / 2] / 1000.0,
-                 (double)times[0] / 1000.0, (double)times[o.repeat - 1] / 1000.0);
-      }
-  }
+  r = exec_repeat (sb, &o, &job, &res, times, &err);
+  if (r < 0)
+    goto fail;
+  code = r > 0 ? r : exec_report (&o, &res, times);
   goto out;
 
 fail:
@@ -422,16 +451,7 @@ out:
     rc_sandbox_end_claims (sb, true);
   rc_sandbox_close (sb);
   if (teardown)
-    {
-      rc_sandbox_host_teardown (&cfg);
-      for (unsigned k = 0; k < cfg.concurrency; k++)
-        {
-          char sock[160];
-          snprintf (sock, sizeof sock, "%s/slot%u.sock", state, k);
-          (void)unlink (sock);
-        }
-      (void)rmdir (state);
-    }
+    exec_teardown (&cfg, state);
   rc_job_free (&job);
   rc_lang_table_free (&langs);
   free (stdin_data);

@@ -9,6 +9,7 @@
 
 #include "common/config.h"
 #include "common/lang.h"
+#include "common/strv.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -46,6 +47,18 @@ rc_config_env_u64 (rc_getenv_fn get, void *ud, const char *name, uint64_t min, u
     return rc_error_set (err, 0, "%s: expected an integer from %llu to %llu, got '%s'", name,
                          (unsigned long long)min, (unsigned long long)max, v);
   *out = n;
+  return 0;
+}
+
+/* rc_config_env_u64 into an unsigned field. */
+static int
+env_unsigned (rc_getenv_fn get, void *ud, const char *name, uint64_t min, uint64_t max,
+              unsigned *out, rc_err_t *err)
+{
+  uint64_t n = *out;
+  if (rc_config_env_u64 (get, ud, name, min, max, &n, err) < 0)
+    return -1;
+  *out = (unsigned)n;
   return 0;
 }
 
@@ -113,28 +126,11 @@ is_env_key (const char *s, size_t len)
   return true;
 }
 
-/* Appends a copy of s[0..len) to the NULL-terminated *v. */
-static int
-strv_push (char ***v, size_t *n, const char *s, size_t len)
-{
-  char **grown = realloc (*v, (*n + 2) * sizeof **v);
-  if (grown == NULL)
-    return -1;
-  *v = grown;
-  grown[*n] = strndup (s, len);
-  if (grown[*n] == NULL)
-    return -1;
-  (*n)++;
-  grown[*n] = NULL;
-  return 0;
-}
-
 /* RUN_ENV_ALLOW: "KEY1,KEY2"; spaces around keys are tolerated. */
 static int
 load_env_allow (rc_getenv_fn get, void *ud, char ***out, rc_err_t *err)
 {
   const char *v = get ("RUN_ENV_ALLOW", ud), *p;
-  size_t n = 0;
   char **list = NULL;
   *out = NULL;
   if (v == NULL)
@@ -158,7 +154,7 @@ load_env_allow (rc_getenv_fn get, void *ud, char ***out, rc_err_t *err)
           return rc_error_set (err, 0, "RUN_ENV_ALLOW: '%.*s' is not a valid variable name",
                                (int)(end - start), start);
         }
-      if (strv_push (&list, &n, start, (size_t)(end - start)) < 0)
+      if (rc_strv_pushn (&list, start, (size_t)(end - start)) < 0)
         {
           rc_strv_free (list);
           return rc_error_set (err, ENOMEM, "RUN_ENV_ALLOW");
@@ -195,47 +191,30 @@ load_job_env (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
 {
   static const char *const copied[] = { "LC_ALL", "TZ" };
   const char *lang = get ("LANG", ud);
-  size_t n = 0;
-  char *kv = NULL;
+  char ***env = &cfg->job_env;
 
-  if (strv_push (&cfg->job_env, &n, "PATH=" RC_JOB_PATH, strlen ("PATH=" RC_JOB_PATH)) < 0)
-    goto nomem;
-  if (asprintf (&kv, "LANG=%s", lang && *lang ? lang : "C.UTF-8") < 0)
-    goto nomem;
-  if (strv_push (&cfg->job_env, &n, kv, strlen (kv)) < 0)
-    goto nomem;
-  free (kv);
-  kv = NULL;
+  if (rc_strv_push (env, strdup ("PATH=" RC_JOB_PATH)) < 0
+      || rc_strv_push (env, rc_strdupf ("LANG=%s", lang && *lang ? lang : "C.UTF-8")) < 0)
+    return rc_error_set (err, ENOMEM, "job environment");
   for (size_t i = 0; i < sizeof copied / sizeof copied[0]; i++)
     {
       const char *v = get (copied[i], ud);
-      if (v == NULL || asprintf (&kv, "%s=%s", copied[i], v) < 0)
-        continue;
-      if (strv_push (&cfg->job_env, &n, kv, strlen (kv)) < 0)
-        goto nomem;
-      free (kv);
-      kv = NULL;
+      if (v != NULL && rc_strv_push (env, rc_strdupf ("%s=%s", copied[i], v)) < 0)
+        return rc_error_set (err, ENOMEM, "job environment");
     }
   for (char **k = cfg->env_allow; k && *k; k++)
     {
       const char *v = get (*k, ud);
+      size_t klen = strlen (*k);
       bool dup = strcmp (*k, "HOME") == 0;
-      for (size_t i = 0; i < n && !dup; i++)
-        dup = strncmp (cfg->job_env[i], *k, strlen (*k)) == 0
-              && cfg->job_env[i][strlen (*k)] == '=';
+      for (char **e = *env; e && *e && !dup; e++)
+        dup = strncmp (*e, *k, klen) == 0 && (*e)[klen] == '=';
       if (v == NULL || dup)
         continue;
-      if (asprintf (&kv, "%s=%s", *k, v) < 0)
-        goto nomem;
-      if (strv_push (&cfg->job_env, &n, kv, strlen (kv)) < 0)
-        goto nomem;
-      free (kv);
-      kv = NULL;
+      if (rc_strv_push (env, rc_strdupf ("%s=%s", *k, v)) < 0)
+        return rc_error_set (err, ENOMEM, "job environment");
     }
   return 0;
-nomem:
-  free (kv);
-  return rc_error_set (err, ENOMEM, "job environment");
 }
 
 /* The sessions API's variables (struct rc_session_config). */
@@ -322,7 +301,6 @@ load_sessions (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
 static int
 parse_path_list (const char *name, const char *v, char ***out, rc_err_t *err)
 {
-  size_t n = 0;
   *out = calloc (1, sizeof (char *));
   if (*out == NULL)
     return rc_error_set (err, ENOMEM, "%s", name);
@@ -334,7 +312,7 @@ parse_path_list (const char *name, const char *v, char ***out, rc_err_t *err)
           if (v[0] != '/')
             return rc_error_set (err, 0, "%s: paths must be absolute, got '%.*s'", name, (int)len,
                                  v);
-          if (strv_push (out, &n, v, len) < 0)
+          if (rc_strv_pushn (out, v, len) < 0)
             return rc_error_set (err, ENOMEM, "%s", name);
         }
       v += len;
@@ -404,6 +382,44 @@ load_lang_overrides (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t
   return ret;
 }
 
+/* RUN_JUDGE_*: the judge's bounds on one request. */
+static int
+load_judge (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
+{
+  struct rc_judge_config *j = &cfg->judge;
+  uint64_t n;
+  const char *v;
+
+  j->parallel = 4;
+  j->max_tests = 1000;
+  j->input_max = 64ULL << 20;
+  j->wall_max_ms = 600000;
+  j->echo_bytes = 4096;
+  n = j->parallel;
+  if (rc_config_env_u64 (get, ud, "RUN_JUDGE_PARALLEL", 1, 1024, &n, err) < 0)
+    return -1;
+  j->parallel = (unsigned)n;
+  n = j->max_tests;
+  if (rc_config_env_u64 (get, ud, "RUN_JUDGE_MAX_TESTS", 1, 1000000, &n, err) < 0)
+    return -1;
+  j->max_tests = (unsigned)n;
+  /* The body is parsed whole in a worker: 1 GiB bounds what one request
+   * may make it hold. */
+  if (rc_config_env_size (get, ud, "RUN_JUDGE_INPUT_MAX", 1, &j->input_max, err) < 0)
+    return -1;
+  if (j->input_max > (1ULL << 30))
+    return rc_error_set (err, 0, "RUN_JUDGE_INPUT_MAX: at most 1g");
+  v = get ("RUN_JUDGE_WALL_MAX", ud);
+  if (v != NULL && *v != '\0' && rc_parse_duration_ms (v, &j->wall_max_ms) < 0)
+    return rc_error_set (err, 0,
+                         "RUN_JUDGE_WALL_MAX: expected a duration such as 60s or 10m, got '%s'", v);
+  n = j->echo_bytes / 1024;
+  if (rc_config_env_u64 (get, ud, "RUN_JUDGE_ECHO_KB", 0, 1048576, &n, err) < 0)
+    return -1;
+  j->echo_bytes = n * 1024;
+  return 0;
+}
+
 const struct rc_lang_override *
 rc_config_lang_override (const struct rc_config *cfg, const char *slug)
 {
@@ -416,7 +432,6 @@ rc_config_lang_override (const struct rc_config *cfg, const char *slug)
 int
 rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err)
 {
-  uint64_t n;
   const char *v;
 
   memset (cfg, 0, sizeof *cfg);
@@ -438,14 +453,10 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   cfg->limit_max.pids = 1024;
   cfg->limit_max.output_bytes = 64ULL << 20;
 
-  n = cfg->concurrency;
-  if (rc_config_env_u64 (get, ud, "RUN_CONCURRENCY", 1, 1024, &n, err) < 0)
+  if (env_unsigned (get, ud, "RUN_CONCURRENCY", 1, 1024, &cfg->concurrency, err) < 0)
     goto fail;
-  cfg->concurrency = (unsigned)n;
-  n = cfg->spare_workers;
-  if (rc_config_env_u64 (get, ud, "RUN_SPARE_WORKERS", 1, 64, &n, err) < 0)
+  if (env_unsigned (get, ud, "RUN_SPARE_WORKERS", 1, 64, &cfg->spare_workers, err) < 0)
     goto fail;
-  cfg->spare_workers = (unsigned)n;
   if (rc_config_env_size (get, ud, "RUN_INPUT_MAX", 0, &cfg->input_max, err) < 0)
     goto fail;
   if (cfg->input_max == 0)
@@ -458,12 +469,10 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
   /* DEBUG: the reference treats an empty value as "on". */
   if (load_bool (get, ud, "DEBUG", true, &cfg->debug, err) < 0)
     goto fail;
-  n = cfg->uid_base;
   /* Slot uids must not collide with root or system accounts and must fit
    * below the 32-bit overflow uid. */
-  if (rc_config_env_u64 (get, ud, "RUN_UID_BASE", 1000, 4000000000ULL, &n, err) < 0)
+  if (env_unsigned (get, ud, "RUN_UID_BASE", 1000, 4000000000ULL, &cfg->uid_base, err) < 0)
     goto fail;
-  cfg->uid_base = (unsigned)n;
   if (load_env_allow (get, ud, &cfg->env_allow, err) < 0 || load_job_env (get, ud, cfg, err) < 0)
     goto fail;
   if (rc_config_env_size (get, ud, "RUN_MEMORY_MAX", 0, &cfg->memory_max, err) < 0)
@@ -476,30 +485,23 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
     goto fail;
   if (load_bool (get, ud, "ALLOW_SHUTDOWN", false, &cfg->allow_shutdown, err) < 0)
     goto fail;
-  n = cfg->port;
-  if (rc_config_env_u64 (get, ud, "PORT", 1, 65535, &n, err) < 0)
+  if (env_unsigned (get, ud, "PORT", 1, 65535, &cfg->port, err) < 0)
     goto fail;
-  cfg->port = (unsigned)n;
   v = get ("RUN_TIMEOUT_MAX", ud);
   if (v != NULL && rc_parse_duration_ms (v, &cfg->timeout_max_ms) < 0)
     {
       rc_error_set (err, 0, "RUN_TIMEOUT_MAX: expected a duration such as 30s or 10m, got '%s'", v);
       goto fail;
     }
-  n = cfg->pids_max;
-  if (rc_config_env_u64 (get, ud, "RUN_PIDS_MAX", 8, 1000000, &n, err) < 0)
+  if (rc_config_env_u64 (get, ud, "RUN_PIDS_MAX", 8, 1000000, &cfg->pids_max, err) < 0)
     goto fail;
-  cfg->pids_max = n;
   if (load_ceilings (get, ud, cfg, err) < 0)
     goto fail;
-  n = cfg->max_files;
-  if (rc_config_env_u64 (get, ud, "RUN_MAX_FILES", 1, 100000, &n, err) < 0)
+  if (env_unsigned (get, ud, "RUN_MAX_FILES", 1, 100000, &cfg->max_files, err) < 0)
     goto fail;
-  cfg->max_files = (unsigned)n;
-  n = cfg->concurrency;
-  if (rc_config_env_u64 (get, ud, "RUN_MAX_PROCESSES", 1, 4096, &n, err) < 0)
+  cfg->max_processes = cfg->concurrency;
+  if (env_unsigned (get, ud, "RUN_MAX_PROCESSES", 1, 4096, &cfg->max_processes, err) < 0)
     goto fail;
-  cfg->max_processes = (unsigned)n;
   cfg->process_keep_s = 60;
   if (rc_config_env_u64 (get, ud, "RUN_PROCESS_KEEP_S", 0, 86400, &cfg->process_keep_s, err) < 0)
     goto fail;
@@ -532,7 +534,8 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
           goto fail;
         }
     }
-  if (load_sessions (get, ud, cfg, err) < 0 || load_lang_overrides (get, ud, cfg, err) < 0)
+  if (load_sessions (get, ud, cfg, err) < 0 || load_judge (get, ud, cfg, err) < 0
+      || load_lang_overrides (get, ud, cfg, err) < 0)
     goto fail;
   return 0;
 

@@ -51,6 +51,17 @@ struct rc_session_config
   uint64_t lock_wait_s;         /* SESSION_LOCK_WAIT_TIMEOUT_SECONDS (30) */
 };
 
+/* POST /v1/judge (docs/api.md, "Judging"). */
+struct rc_judge_config
+{
+  unsigned parallel;    /* RUN_JUDGE_PARALLEL (4): slots one submission's tests use at once,
+                         * at most RUN_CONCURRENCY */
+  unsigned max_tests;   /* RUN_JUDGE_MAX_TESTS (1000): tests per request */
+  uint64_t input_max;   /* RUN_JUDGE_INPUT_MAX (64 MiB): its body (nginx follows it) */
+  uint64_t wall_max_ms; /* RUN_JUDGE_WALL_MAX (10m): the whole judging of one request */
+  uint64_t echo_bytes;  /* RUN_JUDGE_ECHO_KB (4): a test's stdout and stderr in the answer */
+};
+
 /* The operator's overrides of one language (RUN_TMP_SIZE_<SLUG>,
  * RUN_MEM_MAX_<SLUG>, RUN_OVERLAY_PATHS_<SLUG>), read for every directory
  * of RUN_LANGS_DIR; 0 / NULL: not set. */
@@ -98,6 +109,7 @@ struct rc_config
   unsigned max_processes;  /* RUN_MAX_PROCESSES (RUN_CONCURRENCY): /v1/processes alive at once */
   uint64_t process_keep_s; /* RUN_PROCESS_KEEP_S (60): an exited process stays readable */
   struct rc_session_config sessions;
+  struct rc_judge_config judge;
   struct rc_lang_override *lang_overrides;
   size_t n_lang_overrides;
 };

@@ -46,7 +46,7 @@ const char *rc_error_text (rc_err_t err);
 static inline void
 rc_cleanup_freep (void *p)
 {
-  free (*(void **) p);
+  free (*(void **)p);
 }
 static inline void
 rc_cleanup_closep (int *fd)

@@ -51,7 +51,7 @@ struct rc_limits
 #define RC_LIMIT_NONE UINT64_MAX
 
 /* How a step ended: the one verdict, decided by the sandbox in one place
- * (sandbox/supervise.c, rc_step_decide) and only rendered by the API
+ * (sandbox/process/supervise.c, rc_step_decide) and only rendered by the API
  * layer.  A limit that fired wins over the exit status it caused (a wall
  * kill is WALL, not SIGNALLED). */
 enum rc_outcome
@@ -123,6 +123,18 @@ enum rc_workspace_kind
   RC_WORKSPACE_BIND,
 };
 
+/* What a job's /tmp is.  The judge compiles once and runs every test on
+ * the result: the compile job's /tmp is the build directory itself, and
+ * each test's /tmp an overlay over it, read-only underneath, so a test
+ * sees the build and none of another test's writes. */
+enum rc_tmp_kind
+{
+  RC_TMP_FRESH = 0, /* a tmpfs of the job's own (tmp_bytes) */
+  RC_TMP_BIND,      /* tmp_dirfd, read-write (a compile's build directory) */
+  RC_TMP_OVERLAY,   /* tmp_dirfd as the read-only lower of an overlay whose
+                     * upper is the job's own tmpfs */
+};
+
 struct rc_job_spec
 {
   int slot; /* 0 .. concurrency-1, claimed by the worker */
@@ -140,6 +152,8 @@ struct rc_job_spec
   const char *lang;
   uint64_t tmp_bytes;  /* size= of the per-job tmpfs (0: 64 MiB) */
   uint64_t tmp_inodes; /* nr_inodes= of the per-job tmpfs (0: derived) */
+  enum rc_tmp_kind tmp;
+  int tmp_dirfd; /* RC_TMP_BIND, RC_TMP_OVERLAY: O_PATH|O_DIRECTORY fd of the directory */
 };
 
 struct rc_step_result
@@ -156,7 +170,7 @@ struct rc_step_result
   uint64_t wall_ms;
   uint64_t cpu_ms;
   uint64_t memory_peak_kb;
-  /* MEMORY came from the thrash watch (sandbox/thrash.c), not an OOM kill:
+  /* MEMORY came from the thrash watch (sandbox/process/thrash.c), not an OOM kill:
    * the rate at which it re-read its file pages, bytes per second. */
   bool thrashed;
   uint64_t thrash_rate;

@@ -51,62 +51,10 @@ keep (struct rc_job *job, char *s)
   return s;
 }
 
-static char *keepf (struct rc_job *job, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
-/* The one formatter behind keepf and env_pushf: a heap string or NULL. */
-static char *
-vformat (const char *fmt, va_list ap)
-{
-  char *s = NULL;
-  return vasprintf (&s, fmt, ap) < 0 ? NULL : s;
-}
-
-static char *
-keepf (struct rc_job *job, const char *fmt, ...)
-{
-  va_list ap;
-  char *s;
-  va_start (ap, fmt);
-  s = vformat (fmt, ap);
-  va_end (ap);
-  return s ? keep (job, s) : NULL;
-}
-
-static int
-env_push (char ***env, char *kv)
-{
-  size_t n = 0;
-  char **grown;
-  if (kv == NULL)
-    return -1;
-  while ((*env)[n])
-    n++;
-  grown = realloc (*env, (n + 2) * sizeof *grown);
-  if (grown == NULL)
-    {
-      free (kv);
-      return -1;
-    }
-  grown[n] = kv;
-  grown[n + 1] = NULL;
-  *env = grown;
-  return 0;
-}
-
-static int env_pushf (struct rc_job *job, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
-static int
-env_pushf (struct rc_job *job, const char *fmt, ...)
-{
-  va_list ap;
-  char *s;
-  va_start (ap, fmt);
-  s = vformat (fmt, ap);
-  va_end (ap);
-  return env_push (&job->env, s);
-}
+/* A formatted string kept for the job's lifetime. */
+#define keepf(job, ...) keep ((job), rc_strdupf (__VA_ARGS__))
+/* Appends "KEY=value" to the job's environment. */
+#define env_pushf(job, ...) rc_strv_push (&(job)->env, rc_strdupf (__VA_ARGS__))
 
 /* The value of NAME (len bytes) in the job's environment, or NULL. */
 static const char *
@@ -342,7 +290,16 @@ build_execute_template (struct rc_job *job, const struct rc_lang *lang,
   job->spec.files = req->files;
   job->spec.n_files = req->n_files;
   job->spec.template_dir = NULL; /* an empty workspace holding only the request's files */
-  if (lang->execute_compile)
+  if (req->stage == RC_JOB_STAGE_COMPILE)
+    {
+      if (lang->execute_compile == NULL)
+        return rc_error_set (err, EINVAL, "language %s has no compile command", lang->slug);
+      if ((job->steps[0].argv = sh_argv (job, 0, lang->execute_compile, "sh", NULL, NULL)) == NULL)
+        return rc_error_set (err, ENOMEM, "job argv");
+      job->has_compile = true;
+      return 0; /* the caller takes steps[0] as both the compile and the run step */
+    }
+  if (lang->execute_compile && req->stage != RC_JOB_STAGE_RUN)
     {
       struct rc_step *c = &job->steps[i++];
       if ((c->argv = sh_argv (job, 0, lang->execute_compile, "sh", NULL, NULL)) == NULL)
@@ -421,7 +378,7 @@ rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_jo
       /* The language's own files (the typescript transpiler) are named
        * from its directory, which every job sees read-only at
        * /lang/<slug> (sandbox/root/root.c), never by its host path. */
-      if (env_pushf (job, "RUNCELL_LANG_DIR=/lang/%s", lang->slug) < 0)
+      if (env_pushf (job, "RUNCELL_LANG_DIR=" RC_JOB_LANG_DIR "/%s", lang->slug) < 0)
         return rc_error_set (err, ENOMEM, "job env");
       r = req->workspace == RC_WORKSPACE_BIND ? build_execute_bound (job, lang, req, err)
                                               : build_execute_template (job, lang, req, err);
@@ -444,15 +401,22 @@ rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_jo
     return -1;
 
   run = &job->steps[job->run_step];
-  run->stdin_data = req->stdin_data;
-  run->stdin_len = req->stdin_len;
-  run->limits = req->limits.run;
+  if (req->kind == RC_JOB_EXECUTE && req->stage == RC_JOB_STAGE_COMPILE)
+    run->limits = req->limits.compile; /* the one step is the compile */
+  else
+    {
+      run->stdin_data = req->stdin_data;
+      run->stdin_len = req->stdin_len;
+      run->limits = req->limits.run;
+    }
 
   job->spec.steps = job->steps;
   job->spec.n_steps = job->run_step + 1;
   job->spec.envp = (const char *const *)job->env;
   job->spec.lang = lang ? lang->slug : NULL;
   job->spec.tmp_bytes = req->limits.tmp_bytes;
+  job->spec.tmp = req->tmp;
+  job->spec.tmp_dirfd = req->tmp == RC_TMP_FRESH ? -1 : req->tmp_dirfd;
   return 0;
 }
 

@@ -46,7 +46,7 @@ rc_utf8_valid_prefix (const char *s, size_t len)
   size_t i = 0;
   while (i < len)
     {
-      size_t n = utf8_seq_len ((const unsigned char *) s + i, len - i);
+      size_t n = utf8_seq_len ((const unsigned char *)s + i, len - i);
       if (n == 0)
         break;
       i += n;
@@ -58,7 +58,7 @@ int
 rc_json_string (struct rc_buf *b, const char *s, size_t len)
 {
   static const char hex[] = "0123456789abcdef";
-  const unsigned char *p = (const unsigned char *) s;
+  const unsigned char *p = (const unsigned char *)s;
   size_t i = 0, run = 0;
   int r;
 

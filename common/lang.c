@@ -8,12 +8,14 @@
 #include <config.h>
 
 #include "common/lang.h"
+#include "common/strv.h"
 #include "common/clock.h"
 #include "common/log.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <poll.h>
@@ -25,44 +27,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-void
-rc_strv_free (char **v)
-{
-  if (v == NULL)
-    return;
-  for (char **p = v; *p; p++)
-    free (*p);
-  free (v);
-}
-
-static size_t
-strv_len (char *const *v)
-{
-  size_t n = 0;
-  while (v && v[n])
-    n++;
-  return n;
-}
-
-static int
-strv_push_owned (char ***v, char *s)
-{
-  size_t n = strv_len (*v);
-  char **grown;
-  if (s == NULL)
-    return -1;
-  grown = realloc (*v, (n + 2) * sizeof **v);
-  if (grown == NULL)
-    {
-      free (s);
-      return -1;
-    }
-  grown[n] = s;
-  grown[n + 1] = NULL;
-  *v = grown;
-  return 0;
-}
 
 static const char *
 obj_string (struct json_object *o, const char *key)
@@ -108,7 +72,7 @@ string_array_field (struct json_object *o, const char *key, char ***out, rc_err_
       struct json_object *e = json_object_array_get_idx (v, i);
       if (!json_object_is_type (e, json_type_string))
         return rc_error_set (err, 0, "field '%s' must be an array of strings", key);
-      if (strv_push_owned (out, strdup (json_object_get_string (e))) < 0)
+      if (rc_strv_push (out, strdup (json_object_get_string (e))) < 0)
         return rc_error_set (err, ENOMEM, "%s", key);
     }
   return 0;
@@ -217,18 +181,21 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
       rc_error_set (err, 0, "inputDir, solutionFile and checkerFile must be relative paths");
       goto out;
     }
-  lang->n_overlay_paths = strv_len (lang->overlay_paths);
+  lang->n_overlay_paths = rc_strv_len (lang->overlay_paths);
   for (size_t i = 0; i < lang->n_overlay_paths; i++)
     if (lang->overlay_paths[i][0] != '/')
       {
         rc_error_set (err, 0, "overlayPaths must be absolute: '%s'", lang->overlay_paths[i]);
         goto out;
       }
-  lang->n_host_paths = strv_len (lang->host_paths);
+  lang->n_host_paths = rc_strv_len (lang->host_paths);
   for (size_t i = 0; i < lang->n_host_paths; i++)
-    if (lang->host_paths[i][0] != '/' || strstr (lang->host_paths[i], "/../") != NULL)
+    if (!rc_lang_host_path_ok (lang->host_paths[i]))
       {
-        rc_error_set (err, 0, "hostPaths must be absolute: '%s'", lang->host_paths[i]);
+        rc_error_set (err, 0,
+                      "hostPaths: '%s' must be absolute, without . or .., and not under a path "
+                      "every job mounts over (/tmp, /var/tmp, /dev, /proc, /sys, /sandbox, /lang)",
+                      lang->host_paths[i]);
         goto out;
       }
   if (json_object_object_get_ex (root, "checkerRequired", &v))
@@ -264,7 +231,7 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
             goto out;
           }
         if (asprintf (&kv, "%s=%s", key, json_object_get_string (val)) < 0
-            || strv_push_owned (&lang->env, kv) < 0)
+            || rc_strv_push (&lang->env, kv) < 0)
           goto out;
       }
     }
@@ -626,6 +593,34 @@ rc_lang_find (const struct rc_lang_table *t, const char *name)
   return NULL;
 }
 
+static bool
+path_at_or_below (const char *p, const char *top)
+{
+  size_t n = strlen (top);
+  return strncmp (p, top, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+bool
+rc_lang_host_path_ok (const char *p)
+{
+  /* The job's own mounts and links: a host path there would be covered
+   * (/tmp, /proc, ...) or lead through the /var/tmp link. */
+  static const char *const reserved[]
+      = { "/tmp",     "/var/tmp",      "/dev",        "/proc",     "/sys",
+          "/sandbox", RC_JOB_LANG_DIR, "/etc/passwd", "/etc/group" };
+  size_t n;
+  if (p == NULL || p[0] != '/' || p[1] == '\0' || strstr (p, "/../") != NULL
+      || strstr (p, "/./") != NULL || strlen (p) >= PATH_MAX - 16)
+    return false;
+  n = strlen (p);
+  if ((n >= 3 && strcmp (p + n - 3, "/..") == 0) || (n >= 2 && strcmp (p + n - 2, "/.") == 0))
+    return false;
+  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+    if (path_at_or_below (p, reserved[i]))
+      return false;
+  return true;
+}
+
 int
 rc_lang_lookup (const struct rc_lang_table *t, const char *field, const char *name, bool aliases,
                 enum rc_lang_need need, const struct rc_lang **out, rc_err_t *err)
@@ -691,7 +686,7 @@ rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang)
   if (env == NULL)
     return NULL;
   for (char **kv = cfg->job_env; kv && *kv; kv++)
-    if (strv_push_owned (&env, strdup (*kv)) < 0)
+    if (rc_strv_push (&env, strdup (*kv)) < 0)
       goto fail;
   for (char **kv = lang ? lang->env : NULL; kv && *kv; kv++)
     {
@@ -707,10 +702,10 @@ rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang)
             env[i] = copy;
             break;
           }
-      if (env[i] == NULL && strv_push_owned (&env, strdup (*kv)) < 0)
+      if (env[i] == NULL && rc_strv_push (&env, strdup (*kv)) < 0)
         goto fail;
     }
-  if (strv_push_owned (&env, strdup ("HOME=/sandbox")) < 0)
+  if (rc_strv_push (&env, strdup ("HOME=/sandbox")) < 0)
     goto fail;
   return env;
 

@@ -42,10 +42,15 @@
 #include "common/config.h"
 #include "common/error.h"
 #include "common/job.h"
+#include "common/strv.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Where every job sees the language directories: /lang/<slug>
+ * ($RUNCELL_LANG_DIR), read-only, in every slot's root. */
+#define RC_JOB_LANG_DIR "/lang"
 
 struct rc_lang
 {
@@ -104,11 +109,17 @@ int rc_lang_lookup (const struct rc_lang_table *t, const char *field, const char
 void rc_lang_table_free (struct rc_lang_table *t);
 void rc_lang_free (struct rc_lang *lang);
 
+/* A hostPaths entry a job's root can hold: absolute, without "." or ".."
+ * components, and not at or below the job's own mounts and links (/tmp,
+ * /var/tmp, /dev, /proc, /sys, /sandbox, /lang, /etc/passwd, /etc/group),
+ * which would cover it.  The manifest loader refuses any other, and the
+ * root builder checks again. */
+bool rc_lang_host_path_ok (const char *p);
+
 /* Builds the job environment: cfg->job_env (fixed at start), the
  * language's env, then HOME=/sandbox.  Returns a NULL-terminated array the caller frees with
  * rc_strv_free. */
 char **rc_job_env_build (const struct rc_config *cfg, const struct rc_lang *lang);
-void rc_strv_free (char **v);
 
 /* Runs argv in dir (stdin /dev/null, stderr discarded) and returns what it
  * printed on stdout (at most 64 KiB) when it exits 0 within timeout_ms. */

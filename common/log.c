@@ -57,7 +57,7 @@ log_emit (enum rc_log_level level, const char *event, const char *msg, const str
   gmtime_r (&ts.tv_sec, &tm);
   strftime (stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
   rc_buf_printf (&b, "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"pid\":%ld,\"event\":", stamp,
-                 ts.tv_nsec / 1000000, level_name (level), (long) getpid ());
+                 ts.tv_nsec / 1000000, level_name (level), (long)getpid ());
   rc_json_cstring (&b, event);
   if (msg != NULL)
     {
@@ -75,7 +75,7 @@ log_emit (enum rc_log_level level, const char *event, const char *msg, const str
       w = write (STDERR_FILENO, b.data + off, b.len - off);
       if (w <= 0)
         break;
-      off += (size_t) w;
+      off += (size_t)w;
     }
   rc_buf_free (&b);
 }

@@ -1,6 +1,6 @@
 /* app.h - what a worker's handlers share: configuration, languages, the
  * sandbox handle.  One per worker process; nothing here is shared between
- * workers except through the slot table (slots.h). */
+ * workers except through the slot table (sandbox/slot/slot_table.h). */
 #ifndef RUNCELL_FCGI_APP_H
 #define RUNCELL_FCGI_APP_H
 
@@ -31,6 +31,9 @@ struct rc_route_info
   const char *path;
 };
 void rc_route_list (void (*fn) (const struct rc_route_info *route, void *ud), void *ud);
+/* The largest body the route of method and path takes: RUN_INPUT_MAX, or
+ * RUN_JUDGE_INPUT_MAX for POST /v1/judge. */
+uint64_t rc_route_body_max (const struct rc_config *cfg, const char *method, const char *path);
 /* Handlers, one file per API family. */
 void rc_api_run (struct rc_app *app, const struct rc_http_request *req,
                  struct rc_http_response *res);
@@ -38,6 +41,9 @@ void rc_api_execute (struct rc_app *app, const struct rc_http_request *req,
                      struct rc_http_response *res);
 void rc_api_languages (struct rc_app *app, const struct rc_http_request *req,
                        struct rc_http_response *res);
+/* POST /v1/judge (fcgi/judge/). */
+void rc_api_judge (struct rc_app *app, const struct rc_http_request *req,
+                   struct rc_http_response *res);
 
 /* The sessions API (fcgi/sessions/api_sessions.c); req->path_id is the
  * session id, req->path_rest the file path. */
@@ -82,14 +88,14 @@ void rc_sessions_sweep (const struct rc_config *cfg);
  * (fcgi/jobs.c). */
 int rc_app_run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res_job,
                     struct rc_http_response *res);
-/* The two halves of rc_app_run_job for a caller that runs the job itself
- * (a streamed /v1/execute, a process): the claim of a slot, at once (429
- * "runner busy" answered when every slot runs a job) or within wait_ms
- * (503), < 0 with res answered; and, once the job ran, each step's
- * explanation line and its metrics. */
+/* The claim of a slot for a caller that runs the job itself (a streamed
+ * /v1/execute, a process): at once (429 "runner busy" answered when every
+ * slot runs a job) or within wait_ms (503); < 0 with res answered. */
 int rc_app_claim (struct rc_app *app, uint64_t wait_ms, struct rc_http_response *res,
                   struct rc_slot_claim *claim);
-void rc_app_account (const struct rc_job_spec *spec, struct rc_job_result *result);
+/* A job's result, accounted as every job's is: the sandbox's note on the
+ * limit that ended a step appended to its stderr, the metrics counted. */
+void rc_app_account_job (const struct rc_job_spec *spec, struct rc_job_result *result);
 /* Once the response has been handed to the web server: ends the claims
  * of the jobs just answered (their slots' inits clear them away). */
 void rc_app_after_reply (struct rc_app *app);

@@ -207,23 +207,56 @@ rc_http_stream_gone (const struct rc_http_response *res)
   return poll (&p, 1, 0) > 0;
 }
 
-bool
-rc_http_wants_events (const struct rc_http_request *req)
+static int
+hex_value (char c)
 {
-  /* A media range of the list, parameters and q aside: text/event-stream
-   * named, not merely allowed by a wildcard (curl's default, any type, must keep
-   * getting JSON). */
-  const char *p = req->accept;
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+int
+rc_http_percent_decode (const char *in, size_t len, char *out, size_t size)
+{
+  size_t o = 0;
+  for (size_t i = 0; i < len; i++)
+    {
+      char c = in[i];
+      if (c == '%')
+        {
+          int hi = i + 2 < len ? hex_value (in[i + 1]) : -1;
+          int lo = i + 2 < len ? hex_value (in[i + 2]) : -1;
+          if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+            return -1;
+          c = (char)(hi * 16 + lo);
+          i += 2;
+        }
+      if (o + 1 >= size)
+        return -1;
+      out[o++] = c;
+    }
+  out[o] = '\0';
+  return 0;
+}
+
+bool
+rc_http_accepts (const char *accept, const char *type)
+{
+  size_t n = strlen (type);
+  const char *p = accept;
+  /* A list of media ranges, each with optional parameters: the type must
+   * be one of them (";q=0" refusing it is not honoured). */
   while (p && *p)
     {
-      size_t n;
-      p += strspn (p, " \t,");
-      n = strcspn (p, ",;");
-      while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-        n--;
-      if (n == 17 && strncasecmp (p, "text/event-stream", 17) == 0)
+      while (*p == ' ' || *p == '\t' || *p == ',')
+        p++;
+      if (strncasecmp (p, type, n) == 0 && strchr (" \t;,", p[n] ? p[n] : ',') != NULL)
         return true;
-      p += strcspn (p, ",");
+      p = strchr (p, ',');
     }
   return false;
 }

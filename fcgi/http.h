@@ -17,13 +17,16 @@
 struct rc_http_request
 {
   const char *method;           /* "GET", "POST", ... */
-  const char *path;             /* "/run", without the query string */
+  const char *path;             /* "/run", without the query string, decoded (for the log) */
+  const char *raw_path;         /* the same as the client sent it (percent-escapes kept), or
+                                 * NULL: what the router matches, so that a decoded '/' or
+                                 * ".." in a file path is seen, not merged away by nginx */
   const char *query;            /* after '?', or "" */
   const char *content_type;     /* may be NULL */
   const char *content_encoding; /* HTTP_CONTENT_ENCODING, may be NULL */
+  const char *accept;           /* HTTP_ACCEPT, may be NULL */
   const char *remote_addr;
   const char *request_id; /* nginx $request_id when passed, else generated */
-  const char *accept;        /* HTTP_ACCEPT, may be NULL */
   const char *last_event_id; /* HTTP_LAST_EVENT_ID (an SSE reconnect), may be NULL */
   const char *body;
   size_t body_len;
@@ -64,8 +67,9 @@ struct rc_http_response
   bool log_has_exit;
   uint64_t log_wall_ms, log_cpu_ms, log_mem_kb;
   uint64_t log_setup_us;
-  int log_slot; /* the slot the job ran in */
-  bool log_job; /* a job endpoint: counted in runcell_jobs_total */
+  int log_slot;          /* the slot the job ran in */
+  unsigned log_compiles; /* compile steps the request ran (logged when > 0) */
+  bool log_job;          /* a job endpoint: counted in runcell_jobs_total */
 };
 
 const char *rc_http_reason (int status);
@@ -101,8 +105,13 @@ bool rc_http_stream_gone (const struct rc_http_response *res);
  * written, or -1 when size cannot hold it. */
 int rc_http_format_head (const struct rc_http_response *res, bool streamed, char *buf, size_t size);
 
-/* True when the client asks for text/event-stream (Accept). */
-bool rc_http_wants_events (const struct rc_http_request *req);
+/* True when an Accept header names media type (e.g. "text/event-stream"). */
+bool rc_http_accepts (const char *accept, const char *type);
+
+/* Percent-decodes in[0..len) into out (NUL-terminated, at most size - 1
+ * bytes); -1 for a malformed escape, an encoded NUL, or an output that
+ * does not fit. */
+int rc_http_percent_decode (const char *in, size_t len, char *out, size_t size);
 
 /* True for a missing, empty or "identity" Content-Encoding. */
 bool rc_http_encoding_is_identity (const char *encoding);

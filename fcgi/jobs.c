@@ -50,9 +50,9 @@ rc_app_claim (struct rc_app *app, uint64_t wait_ms, struct rc_http_response *res
 }
 
 void
-rc_app_account (const struct rc_job_spec *spec, struct rc_job_result *result)
+rc_app_account_job (const struct rc_job_spec *spec, struct rc_job_result *result)
 {
-  for (size_t i = 0; i < result->n_steps && i < spec->n_steps; i++)
+  for (size_t i = 0; i < result->n_steps; i++)
     {
       rc_step_result_explain (&result->steps[i], &spec->steps[i].limits);
       if (result->steps[i].outcome == RC_OUTCOME_MEMORY)
@@ -91,7 +91,7 @@ run_job (struct rc_app *app, struct rc_job_spec *spec, struct rc_job_result *res
   if (ret == 0)
     {
       res->log_setup_us = result->setup_us;
-      rc_app_account (spec, result);
+      rc_app_account_job (spec, result);
       return 0;
     }
   rc_metrics_count_sandbox_failure ();

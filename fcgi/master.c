@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
+#include "sandbox/build_dir.h"
 #include "fcgi/processes/processes.h"
 
 #include <errno.h>
@@ -144,8 +145,10 @@ rc_master_run (const struct rc_worker_ctx *proto, unsigned n_workers)
                 continue;
               pids[i] = 0;
               alive--;
-              /* Its claims end: their inits clear its jobs away. */
+              /* Its claims end: their inits clear its jobs away; its
+               * judge's build directories go. */
               rc_sandbox_keeper_tick (sb, pid);
+              rc_build_dirs_sweep (proto->cfg, pid);
               if (drain_deadline)
                 continue;
               rc_log (RC_LOG_WARN, "worker_exited", "worker %u (pid %ld) exited with status %d", i,

@@ -19,6 +19,7 @@ struct route
   const char *method;
   rc_handler handler;
   bool reads_body;
+  bool judge_body; /* its body may be RUN_JUDGE_INPUT_MAX, not RUN_INPUT_MAX */
 };
 
 static void
@@ -76,6 +77,7 @@ static const struct route routes[] = {
   { "/run", "POST", rc_api_run, true },
   { "/v1/execute", "POST", rc_api_execute, true },
   { "/v1/languages", "GET", rc_api_languages, false },
+  { "/v1/judge", "POST", rc_api_judge, true, true },
   { "/health", "GET", handle_health, false },
   { "/health", "HEAD", handle_health, false },
   { "/shutdown", "POST", handle_shutdown, false },
@@ -107,25 +109,25 @@ rc_route_list (void (*fn) (const struct rc_route_info *route, void *ud), void *u
     }
 }
 
-/* Matches path against pattern; fills id (a copy, at most RC_ROUTE_ID_MAX
- * bytes) and rest (a suffix of path). */
+/* Matches a path as the client sent it against pattern, one segment at a
+ * time: each segment is percent-decoded before it is compared (or taken as
+ * the {id}); {path} takes the rest as sent, for its handler to decode and
+ * judge (a "%2F.." must reach it, not be merged away).  Empty segments are
+ * skipped, as nginx merges slashes.  id gets a copy, rest points into
+ * path. */
 static bool
 match (const char *pattern, const char *path, char *id, const char **rest)
 {
   const char *p = pattern, *s = path;
-  while (*p)
+  while (*p == '/')
     {
-      if (strncmp (p, "{id}", 4) == 0)
-        {
-          size_t n = strcspn (s, "/");
-          if (n == 0 || n > RC_ROUTE_ID_MAX)
-            return false;
-          memcpy (id, s, n);
-          id[n] = '\0';
-          s += n;
-          p += 4;
-        }
-      else if (strcmp (p, "/{path}") == 0)
+      const char *pend = strchr (p + 1, '/');
+      size_t plen = pend ? (size_t)(pend - p - 1) : strlen (p + 1), slen;
+      char seg[RC_ROUTE_ID_MAX + 1];
+
+      while (s[0] == '/' && s[1] == '/')
+        s++;
+      if (plen == 6 && strncmp (p + 1, "{path}", 6) == 0)
         {
           if (*s == '\0')
             *rest = s;
@@ -135,10 +137,34 @@ match (const char *pattern, const char *path, char *id, const char **rest)
             return false;
           return true;
         }
-      else if (*p++ != *s++)
+      if (*s != '/')
         return false;
+      slen = strcspn (s + 1, "/");
+      if (slen == 0 || rc_http_percent_decode (s + 1, slen, seg, sizeof seg) < 0
+          || strlen (seg) != strcspn (seg, "/"))
+        return false;
+      if (plen == 4 && strncmp (p + 1, "{id}", 4) == 0)
+        strcpy (id, seg);
+      else if (strlen (seg) != plen || strncmp (seg, p + 1, plen) != 0)
+        return false;
+      s += 1 + slen;
+      p += 1 + plen;
     }
-  return *s == '\0' || strcmp (s, "/") == 0;
+  while (*s == '/')
+    s++;
+  return *s == '\0';
+}
+
+uint64_t
+rc_route_body_max (const struct rc_config *cfg, const char *method, const char *path)
+{
+  char id[RC_ROUTE_ID_MAX + 1];
+  const char *rest = NULL;
+  for (size_t i = 0; i < N_ROUTES; i++)
+    if (routes[i].judge_body && strcmp (routes[i].method, method) == 0
+        && match (routes[i].path, path, id, &rest))
+      return cfg->judge.input_max;
+  return cfg->input_max;
 }
 
 void
@@ -157,7 +183,7 @@ rc_route (struct rc_app *app, const struct rc_http_request *req, struct rc_http_
   for (size_t i = 0; i < N_ROUTES; i++)
     {
       const char *rest = NULL;
-      if (!match (routes[i].path, req->path, id, &rest))
+      if (!match (routes[i].path, req->raw_path ? req->raw_path : req->path, id, &rest))
         continue;
       if (strcmp (routes[i].method, req->method) == 0
           || (head && found == NULL && strcmp (routes[i].method, "GET") == 0))

@@ -3,6 +3,7 @@
 
 #include "fcgi/sse.h"
 #include "common/json_out.h"
+#include "fcgi/execute/step_render.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -36,7 +37,8 @@ incomplete_tail (const char *s, size_t len)
 }
 
 static void
-output_json (struct rc_buf *out, const char *a, size_t alen, const char *b, size_t blen)
+output_json (struct rc_buf *out, const char *a, size_t alen, const char *b, size_t blen,
+             bool base64)
 {
   rc_buf_reset (out);
   rc_buf_append_str (out, "{\"data\":");
@@ -46,16 +48,17 @@ output_json (struct rc_buf *out, const char *a, size_t alen, const char *b, size
       struct rc_buf joined = { 0 };
       rc_buf_append (&joined, a, alen);
       rc_buf_append (&joined, b, blen);
-      rc_json_string (out, joined.data ? joined.data : "", joined.len);
+      rc_v1_render_bytes (out, joined.data ? joined.data : "", joined.len, base64);
       rc_buf_free (&joined);
     }
   else
-    rc_json_string (out, b, blen);
+    rc_v1_render_bytes (out, b, blen, base64);
   rc_buf_append (out, "}", 1);
 }
 
 bool
-rc_sse_output (struct rc_sse_text *t, int stream, const char *data, size_t len, struct rc_buf *out)
+rc_sse_output (struct rc_sse_text *t, int stream, const char *data, size_t len, bool base64,
+               struct rc_buf *out)
 {
   size_t held, keep;
   int s = stream == 2 ? 2 : 1;
@@ -75,25 +78,25 @@ rc_sse_output (struct rc_sse_text *t, int stream, const char *data, size_t len, 
           t->tail_len[s] = keep;
           return false;
         }
-      output_json (out, tmp, held + len - keep, "", 0);
+      output_json (out, tmp, held + len - keep, "", 0, base64);
       memcpy (t->tail[s], tmp + held + len - keep, keep);
       t->tail_len[s] = keep;
       return true;
     }
   keep = incomplete_tail (data, len);
-  output_json (out, t->tail[s], held, data, len - keep);
+  output_json (out, t->tail[s], held, data, len - keep, base64);
   memcpy (t->tail[s], data + len - keep, keep);
   t->tail_len[s] = keep;
   return true;
 }
 
 bool
-rc_sse_output_flush (struct rc_sse_text *t, int stream, struct rc_buf *out)
+rc_sse_output_flush (struct rc_sse_text *t, int stream, bool base64, struct rc_buf *out)
 {
   int s = stream == 2 ? 2 : 1;
   if (t->tail_len[s] == 0)
     return false;
-  output_json (out, t->tail[s], t->tail_len[s], "", 0);
+  output_json (out, t->tail[s], t->tail_len[s], "", 0, base64);
   t->tail_len[s] = 0;
   return true;
 }

@@ -256,8 +256,9 @@ rc_sandbox_drop_bounding (struct rc_sandbox *sb, rc_err_t *err)
   /* The bounding set only limits what an exec may gain: this process
    * keeps its effective capabilities.  What it execs itself (a
    * toolchain's version command for /v1/languages) runs as root without
-   * capabilities.  The inits' children check their own set is empty
-   * (rc_child_lock_caps): the keeper empties its own before it clones. */
+   * capabilities.  The inits empty their own set when they start
+   * (slot/init.c), and each job's first process checks it is empty
+   * (rc_child_lock_caps); the keeper keeps its set. */
   if (sb->mode != RC_SANDBOX_ISOLATED || sb->bounding_empty)
     return 0;
   for (unsigned long c = 0; c <= sb->cap_last && c < 64; c++)

@@ -96,8 +96,16 @@ struct rc_run_io
   size_t stdin_buffer;
   /* The run step's stdio is a terminal of its own (rc_step.tty): its
    * output comes as stream 1, rc_run_resize sets its size, and an eof of
-   * rc_run_stdin is the terminal's EOF character. */
+   * rc_run_stdin is the terminal's EOF character.  Not with given_stdio. */
   bool tty;
+  /* The run step's stdin and stdout are the caller's fds instead of pipes
+   * of the sandbox (the judge joins a program and its interactor, each
+   * one's stdout the other's stdin): what flows there is neither written
+   * nor collected here, so the step's idle clock sees only its stderr.
+   * Each is used when given_stdio is set and it is >= 0; the init gets a
+   * copy, the caller keeps and closes its own. */
+  bool given_stdio;
+  int stdin_fd, stdout_fd;
 };
 
 struct rc_run;
@@ -125,6 +133,10 @@ int rc_run_signal (struct rc_run *r, int sig);
 void rc_run_stop (struct rc_run *r, enum rc_outcome why);
 /* The step running now (for stage events). */
 size_t rc_run_step_index (const struct rc_run *r);
+/* The CPU time the running step has used so far (its cgroup's), 0 before
+ * it started: a caller's own clock over several runs (the judge's idle
+ * clock of a program and its interactor together). */
+int rc_run_cpu_us (struct rc_run *r, uint64_t *us);
 /* The result (res owns its buffers).  Frees r.  The claim stays held (the
  * job's leftover processes alive) until rc_sandbox_end_claims: a worker
  * answers first and ends its claims after, so the init's clearing does not
@@ -134,6 +146,9 @@ int rc_run_finish (struct rc_run *r, struct rc_job_result *res, rc_err_t *err);
  * is left of the jobs and clear them away.  wait: return only once every
  * process of those jobs is gone (a session reads its directory next). */
 void rc_sandbox_end_claims (struct rc_sandbox *sb, bool wait);
+/* The same for the finished job of one slot alone, now: a request that
+ * runs many jobs (the judge) gives each slot back as its job ends. */
+void rc_sandbox_end_claim (struct rc_sandbox *sb, int slot, bool wait);
 
 /* The whole job, blocking: start, poll, finish.  Returns 0 when the job
  * ran (whatever the user program did: verdicts are in res), < 0 on a

@@ -5,7 +5,9 @@
  * own, then the run command under the request's limits, so compile time is
  * never charged to the run.  The response describes the run at the top
  * level and the compile step in "compile"; "stage" says which step ended
- * the job.  Output past outputKb is dropped and flagged, never an error.
+ * the job.  Output past outputKb is dropped and flagged, never an error;
+ * output that is not UTF-8 (or all of it, with "encoding": "base64") comes
+ * back as {"base64": "..."} (step_render.c).
  */
 #include "config.h"
 
@@ -14,69 +16,21 @@
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/execute/execute_request.h"
+#include "fcgi/execute/step_render.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void
-render_step (struct rc_buf *b, const struct rc_step_result *st)
-{
-  bool first = true;
-  /* Every flag below is derived from the one verdict. */
-  const char *limit = rc_outcome_limit (st->outcome);
-  rc_buf_append (b, "{", 1);
-  rc_json_key (b, &first, "exitCode");
-  if (st->ran && st->exited)
-    rc_json_i64 (b, st->exit_code);
-  else
-    rc_json_null (b);
-  rc_json_key (b, &first, "signal");
-  if (st->ran && !st->exited && st->term_signal > 0)
-    {
-      const char *abbrev = sigabbrev_np (st->term_signal);
-      char name[32];
-      snprintf (name, sizeof name, "SIG%s", abbrev ? abbrev : "UNKNOWN");
-      rc_json_cstring (b, name);
-    }
-  else
-    rc_json_null (b);
-  rc_json_key (b, &first, "stdout");
-  rc_json_string (b, st->out.data ? st->out.data : "", st->out.len);
-  rc_json_key (b, &first, "stderr");
-  rc_json_string (b, st->err.data ? st->err.data : "", st->err.len);
-  rc_json_key (b, &first, "timedOut");
-  rc_json_bool (b, st->outcome == RC_OUTCOME_WALL || st->outcome == RC_OUTCOME_CPU);
-  rc_json_key (b, &first, "idleTimedOut");
-  rc_json_bool (b, st->outcome == RC_OUTCOME_IDLE);
-  rc_json_key (b, &first, "truncated");
-  rc_json_bool (b, st->truncated);
-  rc_json_key (b, &first, "oomKilled");
-  rc_json_bool (b, st->outcome == RC_OUTCOME_MEMORY);
-  rc_json_key (b, &first, "limit");
-  if (limit)
-    rc_json_cstring (b, limit);
-  else
-    rc_json_null (b);
-  rc_json_key (b, &first, "wallMs");
-  rc_json_u64 (b, st->wall_ms);
-  rc_json_key (b, &first, "cpuMs");
-  rc_json_u64 (b, st->cpu_ms);
-  rc_json_key (b, &first, "memoryPeakKb");
-  rc_json_u64 (b, st->memory_peak_kb);
-  rc_buf_append (b, "}", 1);
-}
-
 void
-rc_execute_render (struct rc_buf *b, const struct rc_job_result *jr, bool has_compile)
+rc_execute_render (struct rc_buf *b, const struct rc_job_result *jr, bool has_compile, bool base64)
 {
   const struct rc_step_result *run = &jr->steps[has_compile ? 1 : 0];
   const struct rc_step_result *compile = has_compile ? &jr->steps[0] : NULL;
   struct rc_buf step = { 0 };
 
-  render_step (&step, run);
+  rc_v1_render_step (&step, run, base64);
   rc_buf_reset (b);
   /* The run's fields at the top level, then stage and compile. */
   rc_buf_append (b, step.data, step.len - 1);
@@ -85,14 +39,15 @@ rc_execute_render (struct rc_buf *b, const struct rc_job_result *jr, bool has_co
   if (compile)
     {
       rc_buf_append_str (b, ",\"compile\":");
-      render_step (b, compile);
+      rc_v1_render_step (b, compile, base64);
     }
   rc_buf_append (b, "}", 1);
   rc_buf_free (&step);
 }
 
 void
-rc_execute_log (struct rc_http_response *res, const struct rc_job_result *jr, size_t run_step)
+rc_execute_log (struct rc_http_response *res, const struct rc_job_result *jr, size_t run_step,
+                bool has_compile)
 {
   const struct rc_step_result *run = &jr->steps[run_step];
   const char *limit = rc_outcome_limit (run->outcome);
@@ -102,6 +57,7 @@ rc_execute_log (struct rc_http_response *res, const struct rc_job_result *jr, si
   res->log_has_exit = run->ran && run->exited;
   res->log_exit_code = run->exited ? run->exit_code : 128 + run->term_signal;
   res->log_outcome = !run->ran ? "compile_error" : limit ? limit : "ok";
+  res->log_compiles = has_compile ? 1 : 0;
 }
 
 int
@@ -174,9 +130,9 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
       rc_http_error_from (res, &err, "job_build");
       goto out;
     }
-  if (rc_http_wants_events (req))
+  if (rc_http_accepts (req->accept, "text/event-stream"))
     {
-      rc_execute_stream (app, &ej.job, res);
+      rc_execute_stream (app, &ej.job, ex.base64_out, res);
       goto out;
     }
 
@@ -188,10 +144,10 @@ rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc
                         result.n_steps, ej.job.spec.n_steps);
       goto out;
     }
-  rc_execute_render (&res->body, &result, ej.job.has_compile);
+  rc_execute_render (&res->body, &result, ej.job.has_compile, ex.base64_out);
   res->status = 200;
   res->content_type = "application/json";
-  rc_execute_log (res, &result, ej.job.run_step);
+  rc_execute_log (res, &result, ej.job.run_step, ej.job.has_compile);
 
 out:
   rc_job_result_free (&result);

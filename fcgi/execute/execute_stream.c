@@ -31,7 +31,8 @@ struct stream
   const struct rc_job *job;
   struct rc_sse_text text;
   struct rc_buf data;
-  bool gone; /* the client went away: nothing more is written */
+  bool base64; /* "encoding": "base64" */
+  bool gone;   /* the client went away: nothing more is written */
 };
 
 static void
@@ -47,7 +48,7 @@ static void
 flush_text (struct stream *s)
 {
   for (int stream = 1; stream <= 2; stream++)
-    if (rc_sse_output_flush (&s->text, stream, &s->data))
+    if (rc_sse_output_flush (&s->text, stream, s->base64, &s->data))
       send_event (s, rc_sse_stream_name (stream), &s->data);
 }
 
@@ -65,7 +66,7 @@ on_output (void *ud, size_t step, int stream, const char *data, size_t len)
 {
   struct stream *s = ud;
   (void)step;
-  if (rc_sse_output (&s->text, stream, data, len, &s->data))
+  if (rc_sse_output (&s->text, stream, data, len, s->base64, &s->data))
     send_event (s, rc_sse_stream_name (stream), &s->data);
 }
 
@@ -106,7 +107,7 @@ run_polled (struct rc_run *run, struct stream *s, rc_err_t *err)
   return k;
 }
 
-/* The explanation lines rc_app_account added to stderr, as stderr
+/* The explanation lines rc_app_account_job added to stderr, as stderr
  * events, so a streaming client reads why its program was stopped. */
 static void
 send_explanations (struct stream *s, struct rc_job_result *result, const size_t *err_len)
@@ -115,16 +116,18 @@ send_explanations (struct stream *s, struct rc_job_result *result, const size_t 
     {
       struct rc_buf *e = &result->steps[i].err;
       if (e->len > err_len[i]
-          && rc_sse_output (&s->text, 2, e->data + err_len[i], e->len - err_len[i], &s->data))
+          && rc_sse_output (&s->text, 2, e->data + err_len[i], e->len - err_len[i], s->base64,
+                            &s->data))
         send_event (s, "stderr", &s->data);
     }
   flush_text (s);
 }
 
 void
-rc_execute_stream (struct rc_app *app, struct rc_job *job, struct rc_http_response *res)
+rc_execute_stream (struct rc_app *app, struct rc_job *job, bool base64,
+                   struct rc_http_response *res)
 {
-  struct stream s = { .res = res, .job = job };
+  struct stream s = { .res = res, .job = job, .base64 = base64 };
   struct rc_run_io io = { .on_output = on_output, .on_step = on_step, .ud = &s };
   struct rc_job_result result = { 0 };
   struct rc_slot_claim claim;
@@ -166,12 +169,12 @@ rc_execute_stream (struct rc_app *app, struct rc_job *job, struct rc_http_respon
   res->log_setup_us = result.setup_us;
   for (size_t i = 0; i < result.n_steps && i < 2; i++)
     err_len[i] = result.steps[i].err.len;
-  rc_app_account (&job->spec, &result);
+  rc_app_account_job (&job->spec, &result);
   flush_text (&s);
   send_explanations (&s, &result, err_len);
-  rc_execute_render (&s.data, &result, job->has_compile);
+  rc_execute_render (&s.data, &result, job->has_compile, base64);
   send_event (&s, "result", &s.data);
-  rc_execute_log (res, &result, job->run_step);
+  rc_execute_log (res, &result, job->run_step, job->has_compile);
   if (s.gone)
     res->log_outcome = "client_gone";
 out:

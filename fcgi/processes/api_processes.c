@@ -181,6 +181,7 @@ create (struct rc_app *app, const struct rc_http_request *req, struct rc_http_re
     }
   res->log_lang = a.lang = ex.lang->slug;
   a.tty = ex.tty;
+  a.base64 = ex.base64_out;
   if (session_id)
     {
       if (!rc_session_id_valid (session_id, strlen (session_id))

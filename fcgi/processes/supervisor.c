@@ -68,7 +68,7 @@ static void
 flush_text (struct rc_sup *s)
 {
   for (int stream = 1; stream <= 2; stream++)
-    if (rc_sse_output_flush (&s->text, stream, &s->data))
+    if (rc_sse_output_flush (&s->text, stream, s->a->base64, &s->data))
       (void)rc_sup_event (s, rc_sse_stream_name (stream), &s->data);
 }
 
@@ -89,7 +89,7 @@ on_output (void *ud, size_t step, int stream, const char *data, size_t len)
 {
   struct rc_sup *s = ud;
   (void)step;
-  if (rc_sse_output (&s->text, stream, data, len, &s->data))
+  if (rc_sse_output (&s->text, stream, data, len, s->a->base64, &s->data))
     (void)rc_sup_event (s, rc_sse_stream_name (stream), &s->data);
 }
 
@@ -133,7 +133,7 @@ rc_sup_stop (struct rc_sup *s)
     rc_run_stop (s->run, RC_OUTCOME_SIGNALLED);
 }
 
-/* The explanation lines rc_app_account added, as stderr events. */
+/* The explanation lines rc_app_account_job added, as stderr events. */
 static void
 send_explanations (struct rc_sup *s, const size_t *err_len)
 {
@@ -141,7 +141,8 @@ send_explanations (struct rc_sup *s, const size_t *err_len)
     {
       struct rc_buf *e = &s->result.steps[i].err;
       if (e->len > err_len[i]
-          && rc_sse_output (&s->text, 2, e->data + err_len[i], e->len - err_len[i], &s->data))
+          && rc_sse_output (&s->text, 2, e->data + err_len[i], e->len - err_len[i], s->a->base64,
+                            &s->data))
         (void)rc_sup_event (s, "stderr", &s->data);
     }
   flush_text (s);
@@ -178,14 +179,14 @@ finish_run (struct rc_sup *s, int k, rc_err_t *err, uint64_t t0_us)
     {
       for (size_t i = 0; i < s->result.n_steps && i < 2; i++)
         err_len[i] = s->result.steps[i].err.len;
-      rc_app_account (&job->spec, &s->result);
+      rc_app_account_job (&job->spec, &s->result);
       send_explanations (s, err_len);
-      rc_execute_render (&s->data, &s->result, job->has_compile);
+      rc_execute_render (&s->data, &s->result, job->has_compile, a->base64);
       /* The status: the same object, plus "state". */
       rc_buf_append (&s->status, s->data.data, s->data.len - 1);
       rc_buf_append_str (&s->status, ",\"state\":\"exited\"}");
       (void)rc_sup_event (s, "exit", &s->data);
-      rc_execute_log (&logged, &s->result, job->run_step);
+      rc_execute_log (&logged, &s->result, job->run_step, job->has_compile);
     }
   rc_metrics_record_request (a->lang, logged.log_outcome, s->result.setup_us,
                              logged.log_wall_ms * 1000, rc_now_us () - t0_us);

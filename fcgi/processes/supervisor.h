@@ -38,6 +38,7 @@ struct rc_sup_args
   int entry; /* proc_table.h */
   struct rc_slot_claim claim;
   bool tty;
+  bool base64;                /* "encoding": "base64": output events and result in base64 */
   struct rc_session *session; /* a session's process: locked, or NULL */
 };
 

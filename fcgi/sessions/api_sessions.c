@@ -23,7 +23,7 @@
 #include "fcgi/app.h"
 #include "fcgi/sessions/multipart.h"
 #include "fcgi/sessions/session_exec.h"
-#include "fcgi/sessions/session_fs.h"
+#include "sandbox/hostfs.h"
 #include "fcgi/sessions/session_path.h"
 #include "fcgi/sessions/sessions.h"
 
@@ -176,10 +176,10 @@ parse_form (const struct rc_http_request *req, const struct rc_session_config *s
   return 0;
 }
 
-static int
-parse_execute (const struct rc_http_request *req, const struct rc_session_config *sc,
-               const struct rc_lang_table *langs, struct rc_exec_request *er,
-               struct rc_http_response *res)
+int
+rc_session_parse_execute (const struct rc_http_request *req, const struct rc_session_config *sc,
+                          const struct rc_lang_table *langs, struct rc_exec_request *er,
+                          struct rc_http_response *res)
 {
   struct parse_ctx c;
   rc_err_t err = NULL;
@@ -344,13 +344,13 @@ static void
 files_get (struct rc_session *s, const char *path, struct rc_http_response *res)
 {
   struct stat st;
-  int fd = rc_sfs_open_regular (s->dirfd, path, &st);
+  int fd = rc_hostfs_open_regular (s->dirfd, path, &st);
 
   if (fd < 0 && errno == EISDIR)
     {
       struct rc_buf json = { 0 };
-      int dfd = rc_sfs_open (s->dirfd, path, O_RDONLY | O_DIRECTORY);
-      if (dfd < 0 || rc_sfs_list_json (dfd, path, &json) < 0)
+      int dfd = rc_hostfs_open (s->dirfd, path, O_RDONLY | O_DIRECTORY);
+      if (dfd < 0 || rc_session_list_json (dfd, path, &json) < 0)
         {
           file_errno (errno, res);
           if (dfd >= 0)
@@ -369,7 +369,7 @@ files_get (struct rc_session *s, const char *path, struct rc_http_response *res)
       return;
     }
   rc_buf_reset (&res->body);
-  if (rc_sfs_read_fd (fd, UINT64_MAX, &res->body) < 0)
+  if (rc_hostfs_read_fd (fd, UINT64_MAX, &res->body) < 0)
     {
       int e = errno;
       close (fd);
@@ -414,7 +414,7 @@ files_delete (struct rc_session *s, const char *path, struct rc_http_response *r
   struct rc_buf json = { 0 };
   bool first = true;
 
-  if (rc_sfs_remove (s->dirfd, path) < 0)
+  if (rc_hostfs_remove (s->dirfd, path) < 0)
     {
       file_errno (errno, res);
       return;
@@ -438,12 +438,21 @@ static void
 handle_files (struct rc_app *app, const struct rc_session_config *sc, const char *id,
               enum file_op op, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  char path[RC_SESSION_PATH_MAX + 1];
+  char path[RC_SESSION_PATH_MAX + 1], decoded[RC_SESSION_PATH_MAX + 2];
   const char *why = NULL, *raw_path = req->path_rest ? req->path_rest : "";
   bool is_get = op == FILE_GET, is_put = op == FILE_PUT;
   struct rc_session s;
   rc_err_t err = NULL;
 
+  /* The route hands the path over as the client sent it: decoded once
+   * here, so that an encoded '/' or ".." is judged, never merged away. */
+  if (rc_http_percent_decode (raw_path, strlen (raw_path), decoded, sizeof decoded) < 0)
+    {
+      rc_http_error (res, 400, "path has a bad percent-escape or is too long");
+      res->log_outcome = "bad_path";
+      return;
+    }
+  raw_path = decoded;
   if (rc_session_path_normalize (raw_path, strlen (raw_path), path, sizeof path, is_get, &why) < 0)
     {
       rc_http_error (res, 400, why);
@@ -469,7 +478,7 @@ handle_execute (struct rc_app *app, const struct rc_session_config *sc, const ch
   struct rc_session s;
   rc_err_t err = NULL;
 
-  if (parse_execute (req, sc, app->langs, &er, res) != 0)
+  if (rc_session_parse_execute (req, sc, app->langs, &er, res) != 0)
     {
       res->log_outcome = "bad_request";
       goto out;

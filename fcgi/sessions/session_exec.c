@@ -22,7 +22,7 @@
 #include "common/job_build.h"
 #include "common/json_out.h"
 #include "common/log.h"
-#include "fcgi/sessions/session_fs.h"
+#include "sandbox/hostfs.h"
 #include "sandbox/session_workspace.h"
 
 #include <errno.h>
@@ -74,7 +74,7 @@ int
 rc_session_write_uploads (struct rc_session *s, const struct rc_session_config *sc,
                           struct rc_session_upload *ups, size_t n, struct rc_http_response *res)
 {
-  struct rc_sfs_stage *st;
+  struct rc_hostfs_stage *st;
   size_t i, staged = 0;
   rc_err_t err = NULL;
 
@@ -107,7 +107,7 @@ rc_session_write_uploads (struct rc_session *s, const struct rc_session_config *
     }
   for (i = 0; i < n; i++)
     {
-      if (rc_sfs_stage (s->dirfd, ups[i].path, ups[i].data.data ? ups[i].data.data : "",
+      if (rc_hostfs_stage (s->dirfd, ups[i].path, ups[i].data.data ? ups[i].data.data : "",
                         ups[i].data.len, &st[i])
           < 0)
         {
@@ -118,7 +118,7 @@ rc_session_write_uploads (struct rc_session *s, const struct rc_session_config *
     }
   if (err == NULL)
     for (i = 0; i < n; i++)
-      if (rc_sfs_publish (&st[i]) < 0)
+      if (rc_hostfs_publish (&st[i]) < 0)
         {
           int e = errno;
           rc_log (RC_LOG_ERROR, "session_publish", "%s: %s", ups[i].path, strerror (e));
@@ -130,8 +130,8 @@ rc_session_write_uploads (struct rc_session *s, const struct rc_session_config *
   for (i = staged; i-- > 0;)
     {
       if (err != NULL)
-        rc_sfs_stage_abort (&st[i], s->dirfd);
-      rc_sfs_stage_free (&st[i]);
+        rc_hostfs_stage_abort (&st[i], s->dirfd);
+      rc_hostfs_stage_free (&st[i]);
     }
   free (st);
   if (err == NULL)
@@ -174,6 +174,18 @@ put_disposition (struct rc_buf *b, const char *path, size_t len)
   rc_buf_append_str (b, "\r\n");
 }
 
+void
+rc_session_answer_part (struct rc_buf *b, const char *boundary, const char *path, size_t path_len,
+                        const char *data, size_t len)
+{
+  rc_buf_printf (b, "--%s\r\nContent-Type: application/octet-stream\r\n", boundary);
+  put_disposition (b, path, path_len);
+  rc_buf_append_str (b, "\r\n");
+  if (len)
+    rc_buf_append (b, data, len);
+  rc_buf_append_str (b, "\r\n");
+}
+
 static void
 make_boundary (char out[48])
 {
@@ -192,7 +204,7 @@ make_boundary (char out[48])
 
 struct attachment
 {
-  const struct rc_sfs_entry *e;
+  const struct rc_hostfs_entry *e;
   struct rc_buf data;
 };
 
@@ -200,7 +212,7 @@ struct prep_ctx
 {
   struct rc_app *app;
   struct rc_session *s;
-  struct rc_sfs_snapshot *before;
+  struct rc_hostfs_snapshot *before;
 };
 
 static int
@@ -210,11 +222,11 @@ prepare_slot (int slot, void *ud)
   if (c->app->sandbox && rc_sandbox_mode_of (c->app->sandbox) == RC_SANDBOX_ISOLATED)
     {
       uid_t uid = rc_slot_uid (c->app->cfg, slot);
-      if (rc_session_ws_chown_tree (c->s->dirfd, uid, (gid_t)uid, RC_SFS_WALK_DEPTH) < 0)
+      if (rc_session_ws_chown_tree (c->s->dirfd, uid, (gid_t)uid, RC_HOSTFS_WALK_DEPTH) < 0)
         rc_log (RC_LOG_WARN, "session_chown", "some entries keep their owner: %s",
                 strerror (errno));
     }
-  if (rc_sfs_snapshot_take (c->s->dirfd, c->before) < 0)
+  if (rc_hostfs_snapshot_take (c->s->dirfd, c->before) < 0)
     {
       rc_log (RC_LOG_ERROR, "session_snapshot", "before: %s", strerror (errno));
       return -1;
@@ -230,7 +242,7 @@ is_utf8 (const char *s, size_t len)
 
 static void
 json_name_list (struct rc_buf *b, bool *first, const char *key,
-                const struct rc_sfs_entry *const *list, size_t n)
+                const struct rc_hostfs_entry *const *list, size_t n)
 {
   rc_json_key (b, first, key);
   rc_buf_append (b, "[", 1);
@@ -247,14 +259,14 @@ void
 rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, struct rc_session *s,
                     const struct rc_exec_request *er, struct rc_http_response *res)
 {
-  struct rc_sfs_snapshot before = { 0 }, after = { 0 };
+  struct rc_hostfs_snapshot before = { 0 }, after = { 0 };
   struct prep_ctx pc = { app, s, &before };
   struct rc_job_result result = { 0 };
   struct rc_job_request jr;
   struct rc_job job = { 0 };
   rc_err_t err = NULL;
   size_t *changed = NULL, *deleted = NULL, n_changed = 0, n_deleted = 0;
-  const struct rc_sfs_entry **omitted = NULL, **gone = NULL;
+  const struct rc_hostfs_entry **omitted = NULL, **gone = NULL;
   struct attachment *att = NULL;
   size_t n_att = 0, n_omitted = 0;
   uint64_t att_bytes = 0;
@@ -295,8 +307,8 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   res->log_cpu_ms = st->cpu_ms;
   res->log_mem_kb = st->memory_peak_kb;
 
-  if (rc_sfs_snapshot_take (s->dirfd, &after) < 0
-      || rc_sfs_snapshot_diff (&before, &after, &changed, &n_changed, &deleted, &n_deleted) < 0)
+  if (rc_hostfs_snapshot_take (s->dirfd, &after) < 0
+      || rc_hostfs_snapshot_diff (&before, &after, &changed, &n_changed, &deleted, &n_deleted) < 0)
     {
       rc_http_internal (res, "session_snapshot", "after: %s", strerror (errno));
       goto out;
@@ -313,16 +325,16 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
     gone[i] = &before.e[deleted[i]];
   for (size_t i = 0; i < n_changed; i++)
     {
-      const struct rc_sfs_entry *e = &after.e[changed[i]];
+      const struct rc_hostfs_entry *e = &after.e[changed[i]];
       struct stat sb;
       int fd;
       bool ok = false;
       if (n_att < sc->max_attachments && is_utf8 (e->path, e->path_len)
           && att_bytes + (uint64_t)e->size <= ATTACH_BYTES_MAX
-          && (fd = rc_sfs_open_regular (s->dirfd, e->path, &sb)) >= 0)
+          && (fd = rc_hostfs_open_regular (s->dirfd, e->path, &sb)) >= 0)
         {
           att[n_att].e = e;
-          if (rc_sfs_read_fd (fd, ATTACH_BYTES_MAX - att_bytes, &att[n_att].data) == 0)
+          if (rc_hostfs_read_fd (fd, ATTACH_BYTES_MAX - att_bytes, &att[n_att].data) == 0)
             {
               att_bytes += att[n_att].data.len;
               n_att++;
@@ -377,14 +389,8 @@ rc_session_execute (struct rc_app *app, const struct rc_session_config *sc, stru
   rc_buf_append (&res->body, json.data, json.len);
   rc_buf_append_str (&res->body, "\r\n");
   for (size_t i = 0; i < n_att; i++)
-    {
-      rc_buf_printf (&res->body, "--%s\r\nContent-Type: application/octet-stream\r\n", boundary);
-      put_disposition (&res->body, att[i].e->path, att[i].e->path_len);
-      rc_buf_append_str (&res->body, "\r\n");
-      if (att[i].data.len)
-        rc_buf_append (&res->body, att[i].data.data, att[i].data.len);
-      rc_buf_append_str (&res->body, "\r\n");
-    }
+    rc_session_answer_part (&res->body, boundary, att[i].e->path, att[i].e->path_len,
+                            att[i].data.data, att[i].data.len);
   rc_buf_printf (&res->body, "--%s--\r\n", boundary);
   snprintf (ctype, sizeof ctype, "multipart/mixed; boundary=%s", boundary);
   res->status = 200;
@@ -403,8 +409,8 @@ out:
   free (changed);
   free (deleted);
   rc_buf_free (&json);
-  rc_sfs_snapshot_free (&before);
-  rc_sfs_snapshot_free (&after);
+  rc_hostfs_snapshot_free (&before);
+  rc_hostfs_snapshot_free (&after);
   rc_job_result_free (&result);
   if (bind_fd >= 0)
     close (bind_fd);

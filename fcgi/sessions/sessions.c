@@ -14,7 +14,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "fcgi/app.h"
-#include "fcgi/sessions/session_fs.h"
+#include "sandbox/hostfs.h"
 #include "sandbox/session_workspace.h"
 
 #include <dirent.h>
@@ -179,7 +179,7 @@ remove_data_dir (const char *dir, rc_err_t *err)
     }
   if (fd < 0)
     return rc_error_sys (err, "open %s", dir);
-  if (rc_sfs_empty_dir (fd) < 0)
+  if (rc_hostfs_empty_dir (fd) < 0)
     {
       close (fd);
       return rc_error_sys (err, "empty %s", dir);

@@ -22,6 +22,7 @@
 
 #include "common/config.h"
 #include "common/error.h"
+#include "common/job.h"
 
 #include <stdbool.h>
 
@@ -34,6 +35,10 @@ struct rc_session
   int dirfd;  /* the data directory, O_RDONLY|O_DIRECTORY */
   char *data_path;
 };
+
+/* Writes the JSON listing {"path": ..., "entries": [...]} of a directory
+ * (session_list.c). */
+int rc_session_list_json (int dirfd, const char *path, struct rc_buf *out);
 
 /* True for 32 lowercase hex digits. */
 bool rc_session_id_valid (const char *id, size_t len);

@@ -41,6 +41,12 @@ enum rc_cgroup_mode
 
 int rc_cgroup_detect_mode (enum rc_cgroup_mode *mode, rc_err_t *err);
 const char *rc_cgroup_mode_name (enum rc_cgroup_mode mode);
+/* Whether every controller the sandbox needs is there for us, found the
+ * way the tree's setup finds them (v2: memory, pids, cpu in our cgroup's
+ * cgroup.controllers; v1: the memory, pids, cpuacct and cpu hierarchies
+ * with our cgroup in each).  0 when all are; < 0 naming the first one
+ * missing. */
+int rc_cgroup_check_controllers (enum rc_cgroup_mode mode, rc_err_t *err);
 
 /* One runcell cgroup tree: <own cgroup>/<name> and its slots.  The same
  * description goes to setup, slot_open and teardown. */
@@ -120,13 +126,15 @@ void rc_cgroup_meter_init (struct rc_cgroup_meter *m);
 void rc_cgroup_meter_close (struct rc_cgroup_meter *m);
 
 /* Before step `step` of the job: its limits, its counters from zero, its
- * meter; *clone_fd is the v2 leaf the step's first process is cloned into
- * (CLONE_INTO_CGROUP), -1 on v1 (it inherits the init's cgroups).  A limit
- * the kernel cannot meet (v1: usage above it) is not an error: *unmet is
- * set and the step must not run (the memory verdict). */
+ * meter.  Where the step's first process goes: *clone_fd is the v2 leaf it
+ * is cloned into (CLONE_INTO_CGROUP), -1 on v1; *join_fd is the v1 `tasks`
+ * file it writes "0" to before it execs (the job's memory cgroup, below
+ * the init's: a v1 process cannot be born into a cgroup), -1 on v2.  A
+ * limit the kernel cannot meet (v1: usage above it) is not an error:
+ * *unmet is set and the step must not run (the memory verdict). */
 int rc_cgroup_step_prepare (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_bytes,
                             uint64_t pids, struct rc_cgroup_meter *meter, int *clone_fd,
-                            bool *unmet, rc_err_t *err);
+                            int *join_fd, bool *unmet, rc_err_t *err);
 /* The step's own cgroup at target (the job's /sys/fs/cgroup), read-only:
  * v2 binds the step leaf (the job's cgroup namespace is rooted there);
  * v1 has its memory and pids views mounted once (and again after a new
@@ -135,9 +143,9 @@ int rc_cgroup_step_view (struct rc_cgroup_slot *slot, unsigned step, const char 
                          const char *mask_file, rc_err_t *err);
 /* After the job, once its processes are gone: v2 removes the step leaves
  * and makes the next job's first one; v1 replaces the slot's memory cgroup
- * when the job left more than a few pages charged to it.  *renewed says it
- * did (the init then unshares its cgroup namespace again and remounts the
- * view). */
+ * when the job left more than RC_CG1_NOISE (1 MiB) charged to it, moves
+ * the init there, unshares its cgroup namespace again and has the view
+ * remounted at the next step.  *renewed says it did. */
 int rc_cgroup_job_clear (struct rc_cgroup_slot *slot, bool *renewed, rc_err_t *err);
 
 /* ---- the supervisor's readings ---------------------------------------- */

@@ -53,12 +53,12 @@ struct rc_cgroup_slot
   size_t n_dirs;
 
   /* v2 */
-  int v2_slot;    /* O_DIRECTORY fd of own/<name>/slot<N> (mkdirat, openat) */
-  int v2_init;    /* O_DIRECTORY fd of .../init: the init's clone target */
-  int v2_kill;    /* slot's cgroup.kill (5.14+), -1 when absent */
-  int v2_events;  /* slot's cgroup.events (populated) */
+  int v2_slot;   /* O_DIRECTORY fd of own/<name>/slot<N> (mkdirat, openat) */
+  int v2_init;   /* O_DIRECTORY fd of .../init: the init's clone target */
+  int v2_kill;   /* slot's cgroup.kill (5.14+), -1 when absent */
+  int v2_events; /* slot's cgroup.events (populated) */
   struct rc_cg2_leaf v2_steps[RC_CG_MAX_STEPS]; /* the current job's step leaves */
-  int v2_view;    /* the slot bound in the init's own namespace (hidden), -1 */
+  int v2_view;          /* the slot bound in the init's own namespace (hidden), -1 */
   char view_target[64]; /* where the step's view is mounted, "" before the first */
 
   /* v1: which hierarchy each controller is in (index into dirs), the
@@ -66,12 +66,15 @@ struct rc_cgroup_slot
   int v1_hier[RC_CG1_COUNT];
   unsigned v1_gen;
   int v1_tasks[RC_CG1_COUNT]; /* `tasks` of each hierarchy (the init's move) */
+  int v1_job;                 /* the job's memory cgroup below the slot's (j<gen>) */
+  int v1_job_tasks;           /* its `tasks`: a step's first process joins it */
   int v1_limit, v1_memsw, v1_max_usage, v1_failcnt, v1_oom, v1_usage, v1_stat;
   int v1_pids_max, v1_cpu_usage;
   int v1_memsw_max_usage, v1_memsw_failcnt;
-  bool v1_viewed; /* the job's view is mounted for this generation */
-  uint64_t v1_cap;         /* flat tree: the all-slots cap, folded into the limit */
-  uint64_t pids_max;       /* the tree's per-slot pids.max */
+  bool v1_viewed;    /* the job's view is mounted for this generation */
+  int v1_mem_view;   /* the memory hierarchy mounted hidden in the init's namespace */
+  int v1_pids_view;  /* the pids hierarchy, likewise */
+  uint64_t pids_max; /* the tree's per-slot pids.max */
 };
 
 /* The backend's side of cgroup.h. */
@@ -84,8 +87,8 @@ struct rc_cgroup_ops
   int (*slot_enter) (struct rc_cgroup_slot *slot, rc_err_t *err);
   int (*view_setup) (struct rc_cgroup_slot *slot, const char *hidden_dir, rc_err_t *err);
   int (*step_prepare) (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_bytes,
-                       uint64_t pids, struct rc_cgroup_meter *meter, int *clone_fd, bool *unmet,
-                       rc_err_t *err);
+                       uint64_t pids, struct rc_cgroup_meter *meter, int *clone_fd, int *join_fd,
+                       bool *unmet, rc_err_t *err);
   int (*step_view) (struct rc_cgroup_slot *slot, unsigned step, const char *target,
                     const char *mask_file, rc_err_t *err);
   int (*job_clear) (struct rc_cgroup_slot *slot, bool *renewed, rc_err_t *err);
@@ -139,5 +142,12 @@ void rc_cg_remove_dir (const char *dir);
 int rc_cg_remove_at (int parentfd, const char *name);
 void rc_cg_sleep_us (unsigned us);
 void rc_cg_close (int *fd);
+
+/* True on a unified (pure cgroup v2) host. */
+static inline bool
+rc_cg_is_v2 (enum rc_cgroup_mode mode)
+{
+  return mode == RC_CGROUP_UNIFIED;
+}
 
 #endif

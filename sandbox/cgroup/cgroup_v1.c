@@ -3,17 +3,24 @@
  *
  * Layout: in each of the memory, pids, cpuacct and cpu hierarchies,
  *   <own cgroup in that hierarchy>/<name>/slot<N>
- * and, in the memory hierarchy only, slot<N>-<gen> once the slot's memory
- * cgroup has been replaced (below).  "own" comes from /proc/self/cgroup,
- * so nothing is created outside the cgroup runcell was started in.
- * Co-mounted hierarchies ("cpu,cpuacct") get one directory.  All four are
- * required: memory and pids for the limits, cpuacct for the CPU clock, cpu
- * so that slots compete as equal groups (cpu.shares 1024).
+ * and, in the memory hierarchy, the job's own memory cgroup below it,
+ *   <own>/<name>/slot<N>/j<gen>
+ * "own" comes from /proc/self/cgroup, so nothing is created outside the
+ * cgroup runcell was started in.  Co-mounted hierarchies ("cpu,cpuacct")
+ * get one directory.  All four are required: memory and pids for the
+ * limits, cpuacct for the CPU clock, cpu so that slots compete as equal
+ * groups (cpu.shares 1024).
  *
- * The slot's init lives in the slot with the job's processes: on v1 a
- * process cannot be born into a cgroup, and moving one costs about 0.2 ms
- * of CPU in the memory hierarchy alone (bench/results), so the init moves
- * once, when it starts, and every process of every job inherits the slot.
+ * The slot's init lives in slot<N> of every hierarchy: it moves there once,
+ * when it starts, and roots its cgroup namespace there.  A step's first
+ * process joins j<gen> in the memory hierarchy before it execs (a v1
+ * process cannot be born into a cgroup; writing "0" to `tasks` moves just
+ * that thread, a few microseconds, where moving every hierarchy would cost
+ * tens), then roots its own cgroup namespace there.  So, as on v2, the
+ * init's own pages are never the job's: the job's limit, usage and peak
+ * are its own, and a tiny limit can only ever kill the job.  The pids and
+ * CPU hierarchies stay shared with the init (one process, idle while the
+ * job runs).
  * What a job must find as a fresh job would (issue 29):
  *   - the resettable counters are reset before each step: the peak
  *     (memory.max_usage_in_bytes), memory.failcnt, the memsw twins, the
@@ -24,13 +31,14 @@
  *     by an empty read-only file; we read them through our own fds;
  *   - pages an earlier job left charged (page cache of the files it read,
  *     dentries, a session's tmpfs) would count in a later job's usage and
- *     against its limit: when more than RC_CG1_NOISE bytes are charged
- *     once a job is gone, the slot gets a new memory cgroup (a new <gen>):
- *     the init moves into it and the old one is removed, its pages still
- *     cached but charged to the dead cgroup.  A step's peak is measured
- *     from what was charged when it started (a compile step's /tmp stays).
+ *     against its limit: when more than RC_CG1_NOISE bytes are charged to
+ *     j<gen> once a job is gone, the slot gets a new j<gen+1> and the old
+ *     one is removed, its pages still cached but charged to the dead
+ *     cgroup.  A step's peak is measured from what was charged when it
+ *     started (a compile step's /tmp stays).
  * There is no cgroup.kill on v1: the init's kill(-1) ends a job, and the
- * keeper's kill_all loops over cgroup.procs (rc_cg_kill_loop in cgroup.c).
+ * keeper's kill_all loops over cgroup.procs (rc_cg_kill_loop in
+ * cgroup_files.c).
  */
 #include "config.h"
 
@@ -49,9 +57,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* What is charged between two jobs without being anything of a job's: a
- * few pages of the init's, and the per-CPU charge caches (the kernel
- * pre-charges pages in batches of 64 per CPU).  More than this left by a
+/* What is charged between two jobs without being anything of a job's:
+ * the per-CPU charge caches (the kernel pre-charges pages in batches of 64
+ * per CPU).  More than this left by a
  * job (page cache of the files it read, kernel memory of many processes,
  * a session's tmpfs) gets the slot a new memory cgroup; less is noise,
  * left out of a step's limit and measured out of its peak. */
@@ -173,9 +181,10 @@ setup_slot_dir (const struct v1_hier *h, int first, int dirfd, const char *dir, 
   return 0;
 }
 
-/* Removes every directory below base (slots and their generations). */
+/* Removes every cgroup below base, children first (depth: 2 for the
+ * slots with their job cgroups). */
 static void
-empty_base (const char *base)
+empty_base (const char *base, int depth)
 {
   DIR *d = opendir (base);
   struct dirent *de;
@@ -184,8 +193,11 @@ empty_base (const char *base)
       cleanup_free char *dir = NULL;
       if (de->d_type != DT_DIR || de->d_name[0] == '.')
         continue;
-      if (asprintf (&dir, "%s/%s", base, de->d_name) >= 0)
-        rc_cg_remove_dir (dir);
+      if (asprintf (&dir, "%s/%s", base, de->d_name) < 0)
+        continue;
+      if (depth > 1)
+        empty_base (dir, depth - 1);
+      rc_cg_remove_dir (dir);
     }
   if (d != NULL)
     closedir (d);
@@ -209,7 +221,7 @@ v1_setup_tree (const struct rc_cgroup_tree *tree, rc_err_t *err)
       if (mkdir_ok (base, err) < 0)
         return -1;
       /* What a service that died left (its inits died with it). */
-      empty_base (base);
+      empty_base (base, 2);
       if (h[RC_CG1_MEMORY].first == i)
         {
           /* Hierarchical accounting is forced on by 6.x kernels (writing
@@ -257,32 +269,30 @@ v1_teardown_tree (const struct rc_cgroup_tree *tree)
       cleanup_free char *base = NULL;
       if (h[i].first != i || asprintf (&base, "%s/%s", h[i].own, tree->name) < 0)
         continue;
-      empty_base (base);
+      empty_base (base, 2);
       rc_cg_remove_dir (base);
     }
 }
 
-/* Removes base/slot<index>-<gen>: the memory cgroups an init made for its
- * slot (renew_memory), once that init is gone. */
+/* Removes the job cgroups below the slot's memory cgroup (an init before
+ * this one made them), whatever their generation. */
 static void
-remove_generations (const char *base, unsigned index)
+remove_jobs (const char *slot_dir)
 {
-  char prefix[32];
-  DIR *d = opendir (base);
+  DIR *d = opendir (slot_dir);
   struct dirent *de;
-  size_t n = (size_t)snprintf (prefix, sizeof prefix, "slot%u-", index);
   while (d != NULL && (de = readdir (d)) != NULL)
     {
       cleanup_free char *dir = NULL;
-      if (de->d_type == DT_DIR && strncmp (de->d_name, prefix, n) == 0
-          && asprintf (&dir, "%s/%s", base, de->d_name) >= 0)
+      if (de->d_type == DT_DIR && de->d_name[0] == 'j'
+          && asprintf (&dir, "%s/%s", slot_dir, de->d_name) >= 0)
         rc_cg_remove_dir (dir);
     }
   if (d != NULL)
     closedir (d);
 }
 
-/* The memory files of the slot's current memory cgroup (dirfd). */
+/* The memory files of the job's current memory cgroup (dirfd). */
 static int
 open_memory_files (struct rc_cgroup_slot *slot, int dfd, rc_err_t *err)
 {
@@ -310,6 +320,30 @@ open_memory_files (struct rc_cgroup_slot *slot, int dfd, rc_err_t *err)
   return 0;
 }
 
+/* Opens (making it) the job's memory cgroup j<gen> below the slot's
+ * memory cgroup, and its files. */
+static int
+open_job (struct rc_cgroup_slot *slot, rc_err_t *err)
+{
+  const int sfd = slot->dirs[slot->v1_hier[RC_CG1_MEMORY]];
+  char name[24];
+  int dfd;
+
+  snprintf (name, sizeof name, "j%u", slot->v1_gen);
+  if (mkdirat (sfd, name, 0755) < 0 && errno != EEXIST)
+    return rc_error_sys (err, "cgroup: mkdir %s/%s", slot->path, name);
+  dfd = openat (sfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0)
+    return rc_error_sys (err, "cgroup: open %s/%s", slot->path, name);
+  rc_cg_close (&slot->v1_job);
+  rc_cg_close (&slot->v1_job_tasks);
+  slot->v1_job = dfd;
+  slot->v1_job_tasks = rc_cg_open (dfd, name, "tasks", O_WRONLY, err);
+  if (slot->v1_job_tasks < 0 || rc_cg_write_at (dfd, "memory.swappiness", "0", err) < 0)
+    return -1;
+  return open_memory_files (slot, dfd, err);
+}
+
 static int
 v1_slot_open (struct rc_cgroup_slot *slot, const struct rc_cgroup_tree *tree, rc_err_t *err)
 {
@@ -332,13 +366,12 @@ v1_slot_open (struct rc_cgroup_slot *slot, const struct rc_cgroup_tree *tree, rc
       if (asprintf (&base, "%s/%s", h[i].own, tree->name) < 0
           || asprintf (&dir, "%s/slot%u", base, slot->index) < 0)
         return rc_error_sys (err, "cgroup: asprintf");
-      /* The init before this one may have replaced the slot's memory
-       * cgroup by a generation of its own (renew_memory): each init starts
-       * from slot<N> again, and what generations are left go. */
-      if (i == RC_CG1_MEMORY)
-        remove_generations (base, slot->index);
       if (mkdir_ok (dir, err) < 0)
         return -1;
+      /* The job cgroups of the init before this one go: each init
+       * starts from a fresh j0. */
+      if (i == RC_CG1_MEMORY)
+        remove_jobs (dir);
       slot->parents[k] = open (base, O_PATH | O_DIRECTORY | O_CLOEXEC);
       slot->dirs[k] = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
       slot->n_dirs++;
@@ -355,8 +388,9 @@ v1_slot_open (struct rc_cgroup_slot *slot, const struct rc_cgroup_tree *tree, rc
             return rc_error_sys (err, "cgroup: strdup");
         }
     }
+  slot->v1_gen = 0;
   if (rc_cg_write_at (slot->dirs[slot->v1_hier[RC_CG1_MEMORY]], "memory.swappiness", "0", err) < 0
-      || open_memory_files (slot, slot->dirs[slot->v1_hier[RC_CG1_MEMORY]], err) < 0)
+      || open_job (slot, err) < 0)
     return -1;
   {
     const int pk = slot->v1_hier[RC_CG1_PIDS], ck = slot->v1_hier[RC_CG1_CPUACCT];
@@ -375,7 +409,8 @@ v1_slot_close (struct rc_cgroup_slot *slot)
   int *fds[] = { &slot->v1_limit,   &slot->v1_memsw,        &slot->v1_max_usage,
                  &slot->v1_failcnt, &slot->v1_oom,          &slot->v1_usage,
                  &slot->v1_stat,    &slot->v1_pids_max,     &slot->v1_cpu_usage,
-                 &slot->v1_memsw_max_usage, &slot->v1_memsw_failcnt };
+                 &slot->v1_memsw_max_usage, &slot->v1_memsw_failcnt, &slot->v1_job,
+                 &slot->v1_job_tasks, &slot->v1_mem_view, &slot->v1_pids_view };
   for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
     rc_cg_close (fds[i]);
 }
@@ -411,13 +446,28 @@ v1_slot_enter (struct rc_cgroup_slot *slot, rc_err_t *err)
   return 0;
 }
 
+/* The memory and pids hierarchies mounted at hidden_dir/{memory,pids}, in
+ * the init's mount namespace and rooted at its cgroup namespace (the
+ * slot): a job's view is bound from there. */
 static int
 v1_view_setup (struct rc_cgroup_slot *slot, const char *hidden_dir, rc_err_t *err)
 {
-  (void)slot;
-  (void)hidden_dir;
-  (void)err;
-  return 0; /* the views are fresh cgroup mounts of the init's namespace */
+  const unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+  static const char *const names[] = { "memory", "pids" };
+  int *fds[] = { &slot->v1_mem_view, &slot->v1_pids_view };
+
+  for (size_t i = 0; i < 2; i++)
+    {
+      char dir[256];
+      snprintf (dir, sizeof dir, "%s/%s", hidden_dir, names[i]);
+      if ((mkdir (dir, 0700) < 0 && errno != EEXIST)
+          || mount ("cgroup", dir, "cgroup", flags, names[i]) < 0)
+        return rc_error_sys (err, "cgroup: mount the %s hierarchy at %s", names[i], dir);
+      *fds[i] = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (*fds[i] < 0)
+        return rc_error_sys (err, "cgroup: open %s", dir);
+    }
+  return 0;
 }
 
 static int
@@ -464,7 +514,8 @@ drain_charge_caches (struct rc_cgroup_slot *slot)
 
 static int
 v1_step_prepare (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_bytes, uint64_t pids,
-                 struct rc_cgroup_meter *meter, int *clone_fd, bool *unmet, rc_err_t *err)
+                 struct rc_cgroup_meter *meter, int *clone_fd, int *join_fd, bool *unmet,
+                 rc_err_t *err)
 {
   uint64_t base = 0, limit = 0;
   char val[32];
@@ -472,6 +523,7 @@ v1_step_prepare (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_byt
 
   (void)step;
   *clone_fd = -1;
+  *join_fd = slot->v1_job_tasks;
   rc_cgroup_meter_init (meter);
   /* What is charged now (an earlier step's /tmp, a few pages of the
    * job before) is not the step's: its peak is measured from there, and
@@ -543,16 +595,16 @@ mask_in (const char *dir, const char *const *names, size_t n, const char *mask_f
   return 0;
 }
 
-/* The memory and pids hierarchies at target/memory and target/pids,
- * rooted at the slot (the init's cgroup namespace), read-only, with the
- * counters that cannot be reset masked.  Mounted once per generation:
- * every step of every job sees the slot itself. */
+/* The job's memory cgroup at target/memory and the slot's pids cgroup at
+ * target/pids, bound read-only from the hidden mounts of view_setup, with
+ * the counters that cannot be reset masked.  Bound once per generation:
+ * every step of every job sees the same cgroups. */
 static int
 v1_step_view (struct rc_cgroup_slot *slot, unsigned step, const char *target,
               const char *mask_file, rc_err_t *err)
 {
-  const unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY;
-  char mem[128], pids[128];
+  const unsigned long ro = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+  char mem[128], pids[128], src[64];
 
   (void)step;
   if (slot->v1_viewed)
@@ -561,10 +613,12 @@ v1_step_view (struct rc_cgroup_slot *slot, unsigned step, const char *target,
   snprintf (pids, sizeof pids, "%s/pids", target);
   (void)umount2 (mem, MNT_DETACH); /* the generation before's */
   (void)umount2 (pids, MNT_DETACH);
-  if (mount ("cgroup", mem, "cgroup", flags, "memory") < 0)
-    return rc_error_sys (err, "cgroup: mount the memory view");
-  if (mount ("cgroup", pids, "cgroup", flags, "pids") < 0)
-    return rc_error_sys (err, "cgroup: mount the pids view");
+  snprintf (src, sizeof src, "/proc/self/fd/%d/j%u", slot->v1_mem_view, slot->v1_gen);
+  if (mount (src, mem, NULL, MS_BIND, NULL) < 0 || mount (NULL, mem, NULL, ro, NULL) < 0)
+    return rc_error_sys (err, "cgroup: the memory view");
+  snprintf (src, sizeof src, "/proc/self/fd/%d", slot->v1_pids_view);
+  if (mount (src, pids, NULL, MS_BIND, NULL) < 0 || mount (NULL, pids, NULL, ro, NULL) < 0)
+    return rc_error_sys (err, "cgroup: the pids view");
   if (mask_in (mem, masked_memory, sizeof masked_memory / sizeof masked_memory[0], mask_file, err)
           < 0
       || mask_in (pids, masked_pids, sizeof masked_pids / sizeof masked_pids[0], mask_file, err)
@@ -574,56 +628,21 @@ v1_step_view (struct rc_cgroup_slot *slot, unsigned step, const char *target,
   return 0;
 }
 
-/* A new memory cgroup for the slot: made beside the old one, the init
- * moves in, the old one is removed with whatever it still has charged. */
+/* A new job memory cgroup j<gen+1> for the slot; the old one is removed
+ * with whatever it still has charged.  No process moves: the init is in
+ * the slot's own memory cgroup, and the job that was in j<gen> is gone. */
 static int
 renew_memory (struct rc_cgroup_slot *slot, rc_err_t *err)
 {
-  const size_t k = (size_t)slot->v1_hier[RC_CG1_MEMORY];
-  const int parent = slot->parents[k];
-  char old_name[32], name[32];
-  const char *slash = strrchr (slot->path, '/');
-  int dfd, tasks;
+  const int sfd = slot->dirs[slot->v1_hier[RC_CG1_MEMORY]];
+  char old_name[24];
 
-  snprintf (old_name, sizeof old_name, "%s", slash ? slash + 1 : slot->path);
-  snprintf (name, sizeof name, "slot%u-%u", slot->index, slot->v1_gen + 1);
-  if (mkdirat (parent, name, 0755) < 0 && errno != EEXIST)
-    return rc_error_sys (err, "cgroup: mkdir %s", name);
-  dfd = openat (parent, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0)
-    return rc_error_sys (err, "cgroup: open %s", name);
-  tasks = rc_cg_open (dfd, name, "tasks", O_WRONLY, err);
-  if (tasks < 0)
-    {
-      close (dfd);
-      return -1;
-    }
-  if (rc_cg_write_at (dfd, "memory.swappiness", "0", err) < 0)
-    {
-      close (dfd);
-      close (tasks);
-      return -1;
-    }
-  rc_cg_close (&slot->dirs[k]);
-  rc_cg_close (&slot->v1_tasks[k]);
-  slot->dirs[k] = dfd;
-  slot->v1_tasks[k] = tasks;
+  snprintf (old_name, sizeof old_name, "j%u", slot->v1_gen);
   slot->v1_gen++;
-  {
-    char *p = NULL;
-    int n = slash ? asprintf (&p, "%.*s/%s", (int)(slash - slot->path), slot->path, name) : -1;
-    if (n < 0)
-      return rc_error_sys (err, "cgroup: asprintf");
-    free (slot->path);
-    slot->path = p;
-  }
-  if (move_self (slot, k, err) < 0 || open_memory_files (slot, dfd, err) < 0)
+  if (open_job (slot, err) < 0)
     return -1;
-  if (rc_cg_remove_at (parent, old_name) < 0)
-    return rc_error_sys (err, "cgroup: remove %s", old_name);
-  /* The job's view and its cgroup namespace were rooted at the old one. */
-  if (unshare (CLONE_NEWCGROUP) < 0)
-    return rc_error_sys (err, "cgroup: unshare cgroup namespace");
+  if (rc_cg_remove_at (sfd, old_name) < 0)
+    return rc_error_sys (err, "cgroup: remove %s/%s", slot->path, old_name);
   slot->v1_viewed = false;
   return 0;
 }

@@ -449,13 +449,15 @@ v2_view_setup (struct rc_cgroup_slot *slot, const char *hidden_dir, rc_err_t *er
 
 static int
 v2_step_prepare (struct rc_cgroup_slot *slot, unsigned step, uint64_t memory_bytes, uint64_t pids,
-                 struct rc_cgroup_meter *meter, int *clone_fd, bool *unmet, rc_err_t *err)
+                 struct rc_cgroup_meter *meter, int *clone_fd, int *join_fd, bool *unmet,
+                 rc_err_t *err)
 {
   char mem[32], pid[32];
 
   struct rc_cg2_leaf *l = &slot->v2_steps[step];
 
   (void)unmet; /* a fresh leaf holds nothing: any limit can be met */
+  (void)join_fd; /* born into its leaf */
   if (l->dir < 0 && make_leaf (slot, step, err) < 0)
     return -1;
   if (memory_bytes == 0)

@@ -4,8 +4,9 @@
  * verdict is the last line.  Probes are side-effect free: syscalls are
  * called with arguments that make an implemented call fail with EBADF or
  * EINVAL, so only ENOSYS means "missing".  Only what the sandbox cannot do
- * without makes the check fail; the rest are warnings (a fallback exists or
- * it is defence in depth).
+ * without makes the check fail; the rest are warnings (defence in depth,
+ * or a limit that would be clamped): there is one code path, and no
+ * fallback for a missing feature.
  */
 #include "config.h"
 
@@ -123,7 +124,6 @@ check_cgroup (struct check_state *s)
 {
   enum rc_cgroup_mode mode = RC_CGROUP_UNKNOWN;
   rc_err_t err = NULL;
-  char buf[512];
   if (rc_cgroup_detect_mode (&mode, &err) < 0)
     {
       report (s, 2, "cgroup", "%s", rc_error_text (err));
@@ -131,25 +131,16 @@ check_cgroup (struct check_state *s)
       return;
     }
   report (s, 0, "cgroup mode", "%s", rc_cgroup_mode_name (mode));
-  if (mode == RC_CGROUP_UNIFIED)
+  /* The same discovery as the tree's setup: what passes here is what
+   * runcell then finds. */
+  if (rc_cgroup_check_controllers (mode, &err) < 0)
     {
-      if (read_small ("/sys/fs/cgroup/cgroup.controllers", buf, sizeof buf) < 0)
-        report (s, 2, "cgroup controllers", "cannot read /sys/fs/cgroup/cgroup.controllers");
-      else
-        report (s, strstr (buf, "memory") && strstr (buf, "pids") && strstr (buf, "cpu") ? 0 : 2,
-                "cgroup controllers", "%s (need memory, pids, cpu)", buf);
-      return;
+      report (s, 2, "cgroup controllers", "%s", rc_error_text (err));
+      rc_error_free (&err);
     }
-  {
-    static const char *const need[] = { "memory", "pids", "cpuacct" };
-    size_t i;
-    for (i = 0; i < sizeof need / sizeof need[0]; i++)
-      {
-        char path[64];
-        snprintf (path, sizeof path, "/sys/fs/cgroup/%s/cgroup.procs", need[i]);
-        report (s, access (path, F_OK) == 0 ? 0 : 2, "cgroup v1 controller", "%s", need[i]);
-      }
-  }
+  else
+    report (s, 0, "cgroup controllers",
+            mode == RC_CGROUP_UNIFIED ? "memory, pids, cpu" : "memory, pids, cpuacct, cpu");
 }
 
 static void

@@ -4,9 +4,10 @@
  * Each wrapper is a static inline around syscall(2) returning -1 with errno
  * set, exactly like a libc wrapper.  Constants and structures are defined
  * here under our own names when the installed headers lack them, so the
- * build does not depend on the kernel headers' vintage.  Every caller must
- * handle ENOSYS (older kernel, or a seccomp profile around us) with a
- * fallback or a clear "not supported" error.
+ * build does not depend on the kernel headers' vintage.  Every call here
+ * exists on the oldest supported kernel (6.1); ENOSYS (a seccomp profile
+ * around us) is a clear failure, never a fallback: there is one code path
+ * (`runcell --check-host` reports a missing call).
  */
 #ifndef RUNCELL_SANDBOX_SYSCALLS_H
 #define RUNCELL_SANDBOX_SYSCALLS_H
@@ -162,9 +163,10 @@ rc_pidfd_send_signal (int pidfd, int sig, siginfo_t *info, unsigned int flags)
 
 /* The mount API of 5.2 (open_tree, move_mount, fsopen, fsconfig,
  * fsmount), under our own constant names for the same <linux/mount.h>
- * clash.  Mounting onto a detached tree and cloning one need a newer
- * kernel (6.15 and later); older ones refuse with EINVAL, and the callers
- * fall back to plain mount(2) (root_template.c). */
+ * clash.  The sandbox uses open_tree(OPEN_TREE_CLONE) and move_mount to
+ * hand a session's directory to a slot's init (process/run.c,
+ * root/workspace.c); the fsopen, fsconfig and fsmount wrappers have no
+ * caller since the root template went. */
 #define RC_OPEN_TREE_CLONE 1U
 #define RC_OPEN_TREE_CLOEXEC O_CLOEXEC
 #define RC_MOVE_MOUNT_F_EMPTY_PATH 0x00000004U
@@ -184,24 +186,6 @@ rc_move_mount (int from_dirfd, const char *from_path, int to_dirfd, const char *
                unsigned int flags)
 {
   return (int)syscall (__NR_move_mount, from_dirfd, from_path, to_dirfd, to_path, flags);
-}
-
-static inline int
-rc_fsopen (const char *fstype, unsigned int flags)
-{
-  return (int)syscall (__NR_fsopen, fstype, flags);
-}
-
-static inline int
-rc_fsconfig (int fd, unsigned int cmd, const char *key, const void *value, int aux)
-{
-  return (int)syscall (__NR_fsconfig, fd, cmd, key, value, aux);
-}
-
-static inline int
-rc_fsmount (int fd, unsigned int flags, unsigned int attr_flags)
-{
-  return (int)syscall (__NR_fsmount, fd, flags, attr_flags);
 }
 
 /* openat2: struct open_how and the RESOLVE_* flags. */

@@ -112,8 +112,8 @@ rc_child_set_rlimits (const struct rc_limits *limits)
 int
 rc_child_lock_caps (unsigned last_cap)
 {
-  /* The bounding set was emptied once by the process that runs jobs
-   * (rc_sandbox_drop_bounding) and came down with the clone; two reads
+  /* The bounding set was emptied once by the slot's init when it started
+   * (slot/init.c) and came down with the clone; two reads
    * check it did, instead of dropping every capability again per job
    * (41 prctl calls, about 60 us on the development host).  EPERM, not
    * a silent pass, when it did not. */
@@ -294,8 +294,14 @@ rc_child_main (void *p)
    * kill(-pgid) from the job cannot reach the init. */
   if (setsid () < 0)
     rc_child_fail (errfd, "setsid", errno);
-  /* v2: born in its step's leaf, where its cgroup namespace is rooted, so
-   * /proc/self/cgroup says "/" as the view at /sys/fs/cgroup does. */
+  /* v1: into the job's memory cgroup ("0": this thread; it shares the
+   * init's memory until it execs, and what the exec maps is charged where
+   * it is then). */
+  if (c->cgroup_join >= 0 && pwrite (c->cgroup_join, "0", 1, 0) != 1)
+    rc_child_fail (errfd, "join the job's memory cgroup", errno);
+  /* Born in its step's leaf (v2) or just moved (v1): its cgroup namespace
+   * is rooted there, so /proc/self/cgroup says "/" as the view at
+   * /sys/fs/cgroup does. */
   if (c->new_cgroupns && unshare (CLONE_NEWCGROUP) < 0)
     rc_child_fail (errfd, "unshare cgroup namespace", errno);
   if (rc_child_setup_stdio (c->in, c->out, c->err) < 0)

@@ -31,7 +31,8 @@ struct rc_child_ctx
   uid_t uid;
   gid_t gid;
   unsigned cap_last;
-  bool new_cgroupns; /* root its cgroup namespace at its own cgroup (v2) */
+  int cgroup_join;   /* v1: `tasks` of the job's memory cgroup to join first, -1 */
+  bool new_cgroupns; /* root its cgroup namespace at its own cgroup */
   const struct rc_seccomp_program *seccomp;
 };
 /* Never returns: execs the step, or reports on errpipe and _exits. */

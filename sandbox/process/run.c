@@ -37,10 +37,10 @@ struct rc_run
 {
   struct rc_sandbox *sb;
   const struct rc_job_spec *spec;
-  /* The spec as sent: the caller's with the run step's live stdin and
-   * terminal marked (rc_run_io). */
-  struct rc_job_spec sent;
-  struct rc_step steps[MAX_STEPS];
+  /* The spec as sent when the io changes which steps have stdin, or puts
+   * the run step on a terminal. */
+  struct rc_job_spec spec_copy;
+  struct rc_step steps_copy[MAX_STEPS];
   int tty;                   /* a tty step's master, or -1 */
   unsigned short rows, cols; /* its size, as last asked (0: the init's) */
   uint32_t seq;
@@ -111,7 +111,7 @@ run_read_exit (void *ctx, int *wstatus, rc_err_t *err)
     {
     case RC_CTL_STARTED:
       rc_cgroup_meter_close (&r->meter);
-      if (m.value == 1 && n > 0 && r->steps[r->step].tty && r->tty < 0)
+      if (m.value == 1 && n > 0 && r->spec->steps[r->step].tty && r->tty < 0)
         tty_take (r, fds[--n]);
       if (rc_ctl_get_meter (&m, fds, n, &r->meter) < 0)
         {
@@ -221,37 +221,117 @@ connect_slot (struct rc_sandbox *sb, int slot, rc_err_t *err)
   return fd;
 }
 
+/* The caller's fd for the run step's stdin (0) or stdout (1), or -1. */
+static int
+given_fd (const struct rc_run *r, size_t i, int which)
+{
+  if (!r->io.given_stdio || i + 1 != r->spec->n_steps)
+    return -1;
+  return which == 0 ? r->io.stdin_fd : r->io.stdout_fd;
+}
+
+/* A copy of fd for the init (the caller keeps its own). */
+static int
+push_dup (int fd, int *child_fds, size_t *n, rc_err_t *err)
+{
+  int d = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+  if (d < 0)
+    return rc_error_sys (err, "sandbox: dup errno=%d", errno);
+  child_fds[(*n)++] = d;
+  return 0;
+}
+
+/* A send to the init failed: when the init refused the job it said why
+ * (FAIL) before it closed the connection, and that is the error. */
+static int
+failed_send (int ctl, rc_err_t *err)
+{
+  int e = errno, fds[RC_CTL_MAX_FDS];
+  size_t n = 0;
+  struct rc_ctl m;
+  struct pollfd p = { .fd = ctl, .events = POLLIN };
+  if (poll (&p, 1, 0) > 0 && rc_ctl_recv (ctl, &m, fds, RC_CTL_MAX_FDS, &n) > 0)
+    {
+      for (size_t i = 0; i < n; i++)
+        close (fds[i]);
+      if (m.type == RC_CTL_FAIL)
+        return rc_error_set (err, m.value ? m.value : EIO, "%s", m.text);
+    }
+  return rc_error_set (err, e, "sandbox: control socket errno=%d", e);
+}
+
 static int
 make_pipes (struct rc_run *r, int *child_fds, size_t *n, rc_err_t *err)
 {
-  for (size_t i = 0; i < r->sent.n_steps; i++)
+  for (size_t i = 0; i < r->spec->n_steps; i++)
     {
       int p[2];
-      bool has_stdin = r->sent.steps[i].stdin_data != NULL;
-      if (r->sent.steps[i].tty)
+      if (r->spec->steps[i].tty)
         continue; /* its terminal comes from the init, with STARTED */
-      if (has_stdin)
+      if (r->spec->steps[i].stdin_data != NULL)
+        {
+          if (given_fd (r, i, 0) >= 0)
+            {
+              if (push_dup (given_fd (r, i, 0), child_fds, n, err) < 0)
+                return -1;
+            }
+          else
+            {
+              if (pipe2 (p, O_CLOEXEC) < 0)
+                return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+              child_fds[(*n)++] = p[0];
+              r->in_w[i] = p[1];
+              if (fcntl (p[1], F_SETFL, O_NONBLOCK) < 0)
+                return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+            }
+        }
+      if (given_fd (r, i, 1) >= 0)
+        {
+          if (push_dup (given_fd (r, i, 1), child_fds, n, err) < 0)
+            return -1;
+        }
+      else
         {
           if (pipe2 (p, O_CLOEXEC) < 0)
             return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-          child_fds[(*n)++] = p[0];
-          r->in_w[i] = p[1];
-          if (fcntl (p[1], F_SETFL, O_NONBLOCK) < 0)
+          r->out_r[i] = p[0];
+          child_fds[(*n)++] = p[1];
+          if (fcntl (r->out_r[i], F_SETFL, O_NONBLOCK) < 0)
             return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
         }
       if (pipe2 (p, O_CLOEXEC) < 0)
         return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-      r->out_r[i] = p[0];
-      child_fds[(*n)++] = p[1];
-      if (pipe2 (p, O_CLOEXEC) < 0)
-        return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
       r->err_r[i] = p[0];
       child_fds[(*n)++] = p[1];
-      if (fcntl (r->out_r[i], F_SETFL, O_NONBLOCK) < 0
-          || fcntl (r->err_r[i], F_SETFL, O_NONBLOCK) < 0)
+      if (fcntl (r->err_r[i], F_SETFL, O_NONBLOCK) < 0)
         return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
     }
   return 0;
+}
+
+/* The init gives a step a stdin pipe when the spec it receives says the
+ * step has input (stdin_data set): a run step fed live or from the caller's
+ * fd has one whatever its stdin_data, so the spec is sent as a copy that
+ * says so.  A run step on a terminal (io.tty) is marked in the copy too:
+ * the init makes its terminal instead of expecting its pipes. */
+static void
+adjust_stdin (struct rc_run *r)
+{
+  size_t last = r->spec->n_steps - 1;
+  bool fed = r->io.live_stdin || given_fd (r, last, 0) >= 0;
+  bool mark = fed && r->spec->steps[last].stdin_data == NULL;
+  if (!mark && !r->io.tty)
+    return;
+  r->spec_copy = *r->spec;
+  memcpy (r->steps_copy, r->spec->steps, r->spec->n_steps * sizeof r->steps_copy[0]);
+  if (mark)
+    {
+      r->steps_copy[last].stdin_data = "";
+      r->steps_copy[last].stdin_len = 0;
+    }
+  r->steps_copy[last].tty = r->io.tty;
+  r->spec_copy.steps = r->steps_copy;
+  r->spec = &r->spec_copy;
 }
 
 /* The watch of step i, begun. */
@@ -344,17 +424,11 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
       rc_error_set (err, ENOTSUP, "sandbox: interactive job errno=%d: needs the sandbox", ENOTSUP);
       goto fail;
     }
-  /* The run step's live stdin and terminal are the init's to know: a pipe
-   * end to expect (even with no stdin data), or a terminal to make. */
-  r->sent = *spec;
-  memcpy (r->steps, spec->steps, spec->n_steps * sizeof r->steps[0]);
-  r->sent.steps = r->steps;
-  if (r->io.live_stdin && r->steps[spec->n_steps - 1].stdin_data == NULL)
-    r->steps[spec->n_steps - 1].stdin_data = "";
-  r->steps[spec->n_steps - 1].tty = r->io.tty;
+  adjust_stdin (r);
+  spec = r->spec;
   if (rc_sandbox_drop_bounding (sb, err) < 0)
     goto fail;
-  if (rc_ctl_spec_encode (&r->sent, &memfd, err) < 0)
+  if (rc_ctl_spec_encode (spec, &memfd, err) < 0)
     goto fail;
   child_fds[0] = memfd;
   if (make_pipes (r, child_fds, &n, err) < 0)
@@ -373,13 +447,26 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
         }
       child_fds[n++] = tree;
     }
+  if (spec->tmp != RC_TMP_FRESH)
+    {
+      /* The build directory, the same way: a detached copy of its mount
+       * (the init attaches it at /tmp or under its overlay). */
+      tree = rc_open_tree (spec->tmp_dirfd, "",
+                           RC_OPEN_TREE_CLONE | RC_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+      if (tree < 0)
+        {
+          rc_error_sys (err, "sandbox: tmp tree errno=%d", errno);
+          goto fail_fds;
+        }
+      child_fds[n++] = tree;
+    }
   r->ctl = connect_slot (sb, spec->slot, err);
   if (r->ctl < 0)
     goto fail_fds;
   if (rc_ctl_send (r->ctl, &m, child_fds, n) < 0
       || rc_ctl_send_simple (r->ctl, RC_CTL_GO, 0, 0, NULL) < 0)
     {
-      rc_error_sys (err, "sandbox: control socket errno=%d", errno);
+      failed_send (r->ctl, err);
       goto fail_fds;
     }
   for (size_t i = 0; i < n; i++)
@@ -446,7 +533,7 @@ rc_run_stdin (struct rc_run *r, const void *data, size_t len, bool eof)
       errno = EPIPE;
       return -1;
     }
-  if (r->steps[r->step].tty && eof)
+  if (r->spec->steps[r->step].tty && eof)
     {
       /* A terminal has no end of input to close: its EOF character makes
        * a read return what the line holds (nothing, at its start). */
@@ -490,6 +577,12 @@ rc_run_stop (struct rc_run *r, enum rc_outcome why)
   rc_watch_stop (&r->w, why);
 }
 
+int
+rc_run_cpu_us (struct rc_run *r, uint64_t *us)
+{
+  return run_cpu_us (r, us);
+}
+
 size_t
 rc_run_step_index (const struct rc_run *r)
 {
@@ -507,6 +600,7 @@ rc_run_finish (struct rc_run *r, struct rc_job_result *res, rc_err_t *err)
   (void)rc_slot_mark_cleaning ((unsigned)r->spec->slot, r->seq);
   if (!r->init_gone && sb->n_ending < sizeof sb->ending / sizeof sb->ending[0])
     {
+      sb->ending_slot[sb->n_ending] = r->spec->slot;
       sb->ending[sb->n_ending++] = r->ctl;
       r->ctl = -1;
     }
@@ -518,28 +612,49 @@ rc_run_finish (struct rc_run *r, struct rc_job_result *res, rc_err_t *err)
   return 0;
 }
 
+/* Sends END on ending[i] and, with wait, waits for the init to close the
+ * connection: it does once it has killed and reaped every process of the
+ * job. */
+static void
+end_one (int fd, bool wait, uint64_t deadline)
+{
+  (void)rc_ctl_send_simple (fd, RC_CTL_END, 0, 0, NULL);
+  while (wait)
+    {
+      struct pollfd p = { .fd = fd, .events = POLLIN };
+      uint64_t now = rc_now_ms ();
+      char c;
+      if (now >= deadline || poll (&p, 1, (int)(deadline - now)) <= 0
+          || recv (fd, &c, 1, MSG_DONTWAIT) <= 0)
+        break;
+    }
+  close (fd);
+}
+
 void
 rc_sandbox_end_claims (struct rc_sandbox *sb, bool wait)
 {
   uint64_t deadline = rc_now_ms () + 3000;
+  /* Every END first, so the inits clear their jobs at the same time. */
   for (size_t i = 0; i < sb->n_ending; i++)
     (void)rc_ctl_send_simple (sb->ending[i], RC_CTL_END, 0, 0, NULL);
   for (size_t i = 0; i < sb->n_ending; i++)
-    {
-      /* The init closes the connection once it has killed and reaped
-       * every process of the job. */
-      while (wait)
-        {
-          struct pollfd p = { .fd = sb->ending[i], .events = POLLIN };
-          uint64_t now = rc_now_ms ();
-          char c;
-          if (now >= deadline || poll (&p, 1, (int)(deadline - now)) <= 0
-              || recv (sb->ending[i], &c, 1, MSG_DONTWAIT) <= 0)
-            break;
-        }
-      close (sb->ending[i]);
-    }
+    end_one (sb->ending[i], wait, deadline);
   sb->n_ending = 0;
+}
+
+void
+rc_sandbox_end_claim (struct rc_sandbox *sb, int slot, bool wait)
+{
+  for (size_t i = 0; i < sb->n_ending; i++)
+    if (sb->ending_slot[i] == slot)
+      {
+        end_one (sb->ending[i], wait, rc_now_ms () + 3000);
+        sb->n_ending--;
+        sb->ending[i] = sb->ending[sb->n_ending];
+        sb->ending_slot[i] = sb->ending_slot[sb->n_ending];
+        return;
+      }
 }
 
 void

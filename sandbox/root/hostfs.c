@@ -1,12 +1,9 @@
-/* hostfs.c - the safe host-file layer: every file operation the sandbox
- * performs on a tree a job could have touched.
- *
- * Hostile-programs §0 #2: host-side file work on a workspace is how judges
- * are escaped most often (a symlink planted where the host later writes,
- * chowns or deletes).  So every path here is walked one component at a time
- * relative to a directory fd with O_NOFOLLOW, files are opened O_NOFOLLOW |
- * O_NONBLOCK (a FIFO cannot block us) and checked with fstat before use,
- * and ownership is changed on the open fd, never by name.
+/* hostfs.c - whole trees in the safe host-file layer (sandbox/hostfs.h):
+ * request files written, template skeletons and copies made, trees
+ * removed.  Every path is walked one component at a time relative to a
+ * directory fd with O_NOFOLLOW, files are opened O_NOFOLLOW | O_NONBLOCK
+ * (a FIFO cannot block us) and checked with fstat before use, and
+ * ownership is changed on the open fd, never by name.
  *
  * In the isolated mode the input files are written by the slot's init
  * into the upper layer of a tmpfs it has just mounted, so nothing the job
@@ -16,7 +13,7 @@
  */
 #include "config.h"
 
-#include "sandbox/root/root.h"
+#include "sandbox/hostfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -78,8 +75,8 @@ open_parent (int rootfd, const char *path, mode_t dir_mode, uid_t uid, gid_t gid
 }
 
 int
-rc_hostfs_write_files (int dirfd, const struct rc_file *files, size_t n, mode_t dir_mode,
-                          uid_t uid, gid_t gid, const char **step)
+rc_hostfs_write_files (int dirfd, const struct rc_file *files, size_t n, mode_t dir_mode, uid_t uid,
+                       gid_t gid, const char **step)
 {
   size_t i;
   for (i = 0; i < n; i++)
@@ -311,68 +308,11 @@ rc_hostfs_copy_tree (const char *src_dir, int dst_dirfd, rc_err_t *err)
   return 0;
 }
 
-static int
-remove_walk (int dirfd, unsigned depth)
-{
-  DIR *d;
-  struct dirent *de;
-  int ret = 0;
-
-  d = walk_opendir (dirfd, depth);
-  if (d == NULL)
-    return -1;
-  while ((errno = 0, de = readdir (d)) != NULL)
-    {
-      struct stat st;
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (fstatat (dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        continue;
-      if (S_ISDIR (st.st_mode))
-        {
-          int sub = openat (dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-          if (sub >= 0)
-            {
-              /* The job may have left a directory it made unreadable. */
-              (void)fchmod (sub, 0700);
-              if (remove_walk (sub, depth + 1) < 0)
-                ret = -1;
-              close (sub);
-            }
-          if (unlinkat (dirfd, de->d_name, AT_REMOVEDIR) < 0)
-            ret = -1;
-        }
-      else if (unlinkat (dirfd, de->d_name, 0) < 0)
-        ret = -1;
-    }
-  closedir (d);
-  return ret;
-}
-
 int
 rc_hostfs_remove_tree (int parentfd, const char *name, rc_err_t *err)
 {
-  struct stat st;
-  int fd;
-  if (fstatat (parentfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-    return errno == ENOENT ? 0 : rc_error_sys (err, "remove %s", name);
-  if (!S_ISDIR (st.st_mode))
-    {
-      if (unlinkat (parentfd, name, 0) < 0)
-        return rc_error_sys (err, "remove %s", name);
-      return 0;
-    }
-  fd = openat (parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return rc_error_sys (err, "remove %s", name);
-  (void)fchmod (fd, 0700);
-  if (remove_walk (fd, 0) < 0)
-    {
-      close (fd);
-      return rc_error_sys (err, "remove %s", name);
-    }
-  close (fd);
-  if (unlinkat (parentfd, name, AT_REMOVEDIR) < 0)
+  /* The one remover (hostfs_beneath.c): modes a job left, repeated passes. */
+  if (rc_hostfs_remove (parentfd, name) < 0 && errno != ENOENT)
     return rc_error_sys (err, "remove %s", name);
   return 0;
 }

@@ -1,7 +1,8 @@
 /* libmount_lazy.c - libmount, loaded the first time a job needs it.
  *
  * Only the language cache overlays (go's and rust's build caches) go
- * through libmount (mounts.c, lm_mount); every other mount is mount(2).
+ * through libmount (root/workspace.c, lm_mount); every other mount is
+ * mount(2).
  * Linking libmount into the binaries made every process start load it
  * and its own dependencies, libblkid, libselinux and libpcre2, and run
  * their constructors: 0.55-0.8 ms per exec on the development VM (a
@@ -10,12 +11,8 @@
  * not link it: this file dlopens libmount.so.1 once and resolves the
  * dozen functions lm_mount calls.
  *
- * Who loads it.  The worker, before it hands over a job that has cache
- * overlays (rc_isolated_run), so an init on the worker's memory finds the
- * table filled and never runs the dynamic loader on memory it shares, and
- * a forked init inherits it.  An init started ahead of its job (prestart)
- * may have been forked before the worker ever loaded it: lm_mount then
- * loads it in the init itself, on the init's own copy of memory.
+ * Who loads it.  A slot's init, the first time a job with cache overlays
+ * arrives (lm_mount), on its own memory; it keeps it for the jobs after.
  * Compile-time, libmount.h still gives the types and prototypes, and
  * configure still requires libmount (mount >= 2.36).
  */

@@ -59,14 +59,6 @@
 #define NR RC_ROOT_NR
 #define HIDDEN NR "/sys/.h"
 
-#define FAIL(s)                                                                                    \
-  do                                                                                               \
-    {                                                                                              \
-      *step = (s);                                                                                 \
-      return -1;                                                                                   \
-    }                                                                                              \
-  while (0)
-
 /* The top-level links or directories of a (merged-)usr layout. */
 static const char *const root_top[]
     = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
@@ -133,31 +125,6 @@ make_parents (int rootfd, const char *rel)
   return 0;
 }
 
-static bool
-path_at_or_below (const char *p, const char *top)
-{
-  size_t n = strlen (top);
-  return strncmp (p, top, n) == 0 && (p[n] == '\0' || p[n] == '/');
-}
-
-int
-rc_root_host_path_ok (const char *p)
-{
-  /* The job's own mounts and links: a host path there would be covered
-   * (/tmp, /proc, ...) or lead through the /var/tmp link. */
-  static const char *const reserved[]
-      = { "/tmp",     "/var/tmp",       "/dev",        "/proc",     "/sys",
-          "/sandbox", RC_ROOT_LANG_DIR, "/etc/passwd", "/etc/group" };
-  size_t i;
-  if (p == NULL || p[0] != '/' || p[1] == '\0' || strstr (p, "/../") != NULL
-      || strstr (p, "/./") != NULL || strlen (p) >= PATH_MAX - 16)
-    return 0;
-  for (i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-    if (path_at_or_below (p, reserved[i]))
-      return 0;
-  return 1;
-}
-
 static int
 bind_into_root (const char *host, const char *rel)
 {
@@ -179,7 +146,7 @@ add_host_path (int rootfd, const char *p, bool bind)
   const char *rel = p + 1;
   struct stat st, have;
   int fd;
-  if (!rc_root_host_path_ok (p))
+  if (!rc_lang_host_path_ok (p))
     {
       errno = EINVAL;
       return -1;
@@ -265,16 +232,16 @@ populate (const struct rc_root_plan *plan, int rootfd, const char **step)
   size_t i;
   for (i = 0; i < sizeof root_dirs / sizeof root_dirs[0]; i++)
     if (mkdirat (rootfd, root_dirs[i], 0755) < 0)
-      FAIL ("mkdir root");
+      RC_ROOT_FAIL ("mkdir root");
   for (i = 0; i < sizeof root_top / sizeof root_top[0]; i++)
     if (add_host_path (rootfd, root_top[i], true) < 0)
-      FAIL ("bind /usr");
+      RC_ROOT_FAIL ("bind /usr");
   for (i = 0; i < sizeof root_etc / sizeof root_etc[0]; i++)
     if (add_host_path (rootfd, root_etc[i], true) < 0)
-      FAIL ("bind /etc");
+      RC_ROOT_FAIL ("bind /etc");
   for (i = 0; i < plan->n_host_paths; i++)
     if (add_host_path (rootfd, plan->host_paths[i], true) < 0)
-      FAIL ("bind host path");
+      RC_ROOT_FAIL ("bind host path");
   for (i = 0; i < plan->n_langs; i++)
     {
       const struct rc_root_lang *l = &plan->langs[i];
@@ -283,16 +250,16 @@ populate (const struct rc_root_plan *plan, int rootfd, const char **step)
         {
           snprintf (rel, sizeof rel, "lang/%s", l->slug);
           if (mkdirat (rootfd, rel, 0755) < 0 || bind_into_root (l->dir, rel) < 0)
-            FAIL ("bind /lang");
+            RC_ROOT_FAIL ("bind /lang");
         }
       /* The mount points of its cache overlays (workspace.c). */
       for (size_t k = 0; k < l->n_overlay_paths; k++)
         if (add_host_path (rootfd, l->overlay_paths[k], false) < 0)
-          FAIL ("cache overlay mount point");
+          RC_ROOT_FAIL ("cache overlay mount point");
     }
   /* /var/tmp is written by some toolchains: the job's /tmp, same budget. */
   if (symlinkat ("/tmp", rootfd, "var/tmp") < 0)
-    FAIL ("symlink /var/tmp");
+    RC_ROOT_FAIL ("symlink /var/tmp");
   if (write_at (rootfd, "etc/nsswitch.conf",
                 "passwd: files\ngroup: files\nshadow: files\n"
                 "hosts: files\nservices: files\nprotocols: files\n",
@@ -300,7 +267,7 @@ populate (const struct rc_root_plan *plan, int rootfd, const char **step)
           < 0
       || write_at (rootfd, "etc/hosts", "127.0.0.1\tlocalhost runcell\n::1\tlocalhost\n", 0644) < 0
       || write_accounts (rootfd, plan->first_uid, plan->n_uids) < 0)
-    FAIL ("write /etc");
+    RC_ROOT_FAIL ("write /etc");
   return 0;
 }
 
@@ -314,12 +281,12 @@ build_hidden (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg, struct
 
   if (mkdirat (rootfd, "sys/.h", 0700) < 0
       || (hfd = openat (rootfd, "sys/.h", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-    FAIL ("mkdir hidden");
+    RC_ROOT_FAIL ("mkdir hidden");
   if (write_at (hfd, "e", "", 0444) < 0 || mkdirat (hfd, "m", 0555) < 0
       || mkdirat (hfd, "cg", 0700) < 0)
     {
       close (hfd);
-      FAIL ("mkdir hidden");
+      RC_ROOT_FAIL ("mkdir hidden");
     }
   for (size_t i = 0; i < plan->n_langs; i++)
     {
@@ -372,14 +339,14 @@ build_hidden (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg, struct
   close (hfd);
   root->mask_file = open (HIDDEN "/e", O_PATH | O_CLOEXEC);
   if (root->mask_file < 0)
-    FAIL ("open mask file");
+    RC_ROOT_FAIL ("open mask file");
   {
     rc_err_t err = NULL;
     if (rc_cgroup_slot_view_setup (cg, HIDDEN "/cg", &err) < 0)
       {
         errno = err ? err->status : EIO;
         rc_error_free (&err);
-        FAIL ("cgroup view");
+        RC_ROOT_FAIL ("cgroup view");
       }
   }
   return 0;
@@ -389,7 +356,7 @@ fail:
     close (hfd);
     errno = saved;
   }
-  FAIL ("workspace lowers");
+  RC_ROOT_FAIL ("workspace lowers");
 }
 
 /* Read-only, nosuid, nodev for the mount at path and every mount below. */
@@ -427,13 +394,13 @@ fill_dev (int devfd, const char **step)
   for (i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
     if (mknodat (devfd, nodes[i].name, S_IFCHR | 0666, makedev (nodes[i].major, nodes[i].minor)) < 0
         || fchmodat (devfd, nodes[i].name, 0666, 0) < 0)
-      FAIL ("mknod /dev");
+      RC_ROOT_FAIL ("mknod /dev");
   for (i = 0; i < sizeof links / sizeof links[0]; i++)
     if (symlinkat (links[i].target, devfd, links[i].name) < 0)
-      FAIL ("symlink /dev");
+      RC_ROOT_FAIL ("symlink /dev");
   /* The mount point of a tty step's devpts (the tmpfs is read-only). */
   if (mkdirat (devfd, "pts", 0755) < 0)
-    FAIL ("mkdir /dev/pts");
+    RC_ROOT_FAIL ("mkdir /dev/pts");
   return 0;
 }
 
@@ -443,16 +410,16 @@ mount_dev (const char **step)
   int devfd, r;
   if (mount ("tmpfs", NR "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,nr_inodes=64,mode=0755")
       < 0)
-    FAIL ("tmpfs /dev");
+    RC_ROOT_FAIL ("tmpfs /dev");
   devfd = open (NR "/dev", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (devfd < 0)
-    FAIL ("open /dev");
+    RC_ROOT_FAIL ("open /dev");
   r = fill_dev (devfd, step);
   close (devfd);
   if (r < 0)
     return -1;
   if (mount (NULL, NR "/dev", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0)
-    FAIL ("remount /dev");
+    RC_ROOT_FAIL ("remount /dev");
   return 0;
 }
 
@@ -500,24 +467,24 @@ mount_proc (struct rc_root *root, const char **step)
   /* Fail closed: without hidepid the root init and its command line
    * would be visible to the job. */
   if (mount ("proc", NR "/proc", "proc", flags, "hidepid=2") < 0)
-    FAIL ("mount /proc hidepid=2");
+    RC_ROOT_FAIL ("mount /proc hidepid=2");
   /* The init resets the pid counter between jobs through this fd, opened
    * before /proc/sys goes read-only below. */
   root->ns_last_pid = open (NR "/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
   if (root->ns_last_pid < 0)
-    FAIL ("open ns_last_pid");
+    RC_ROOT_FAIL ("open ns_last_pid");
   for (i = 0; i < sizeof ro / sizeof ro[0]; i++)
     if (bind_readonly (ro[i]) < 0)
-      FAIL ("read-only /proc");
+      RC_ROOT_FAIL ("read-only /proc");
   /* The masks are binds of the read-only root's empty file and directory:
    * reads see nothing, writes fail with EROFS (/dev/null would take them),
    * and no superblock is made per mask. */
   for (i = 0; i < sizeof masked_files / sizeof masked_files[0]; i++)
     if (skip_missing (mount (HIDDEN "/e", masked_files[i], NULL, MS_BIND, NULL)) < 0)
-      FAIL ("mask /proc");
+      RC_ROOT_FAIL ("mask /proc");
   for (i = 0; i < sizeof masked_dirs / sizeof masked_dirs[0]; i++)
     if (skip_missing (mount (HIDDEN "/m", masked_dirs[i], NULL, MS_BIND, NULL)) < 0)
-      FAIL ("mask /proc");
+      RC_ROOT_FAIL ("mask /proc");
   return 0;
 }
 
@@ -545,10 +512,10 @@ mount_sys (enum rc_cgroup_mode cgmode, const char **step)
   if (mount ("tmpfs", NR "/sys", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
              "size=64k,nr_inodes=64,mode=0755")
       < 0)
-    FAIL ("tmpfs /sys");
+    RC_ROOT_FAIL ("tmpfs /sys");
   fd = open (NR "/sys", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    FAIL ("open /sys");
+    RC_ROOT_FAIL ("open /sys");
   if (mkdirat (fd, "fs", 0755) < 0 || mkdirat (fd, "fs/cgroup", 0755) < 0
       || (cgmode != RC_CGROUP_UNIFIED
           && (mkdirat (fd, "fs/cgroup/memory", 0755) < 0
@@ -557,12 +524,12 @@ mount_sys (enum rc_cgroup_mode cgmode, const char **step)
       || mkdirat (fd, "devices/system/cpu", 0755) < 0)
     {
       close (fd);
-      FAIL ("mkdir /sys");
+      RC_ROOT_FAIL ("mkdir /sys");
     }
   cpu = openat (fd, "devices/system/cpu", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   close (fd);
   if (cpu < 0)
-    FAIL ("open /sys");
+    RC_ROOT_FAIL ("open /sys");
   for (size_t i = 0; i < sizeof sys_cpu_files / sizeof sys_cpu_files[0]; i++)
     {
       char host[96];
@@ -570,13 +537,13 @@ mount_sys (enum rc_cgroup_mode cgmode, const char **step)
       if (copy_small (host, cpu, sys_cpu_files[i]) < 0)
         {
           close (cpu);
-          FAIL ("write /sys");
+          RC_ROOT_FAIL ("write /sys");
         }
     }
   close (cpu);
   if (mount (NULL, NR "/sys", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)
       < 0)
-    FAIL ("remount /sys");
+    RC_ROOT_FAIL ("remount /sys");
   return 0;
 }
 
@@ -586,15 +553,15 @@ static int
 enter_root (const char **step)
 {
   if (chdir (NR) < 0)
-    FAIL ("chdir new root");
+    RC_ROOT_FAIL ("chdir new root");
   /* pivot_root(".", "."): the old root ends up stacked under the new
    * one, and is detached at once; no directory for it is needed. */
   if (syscall (SYS_pivot_root, ".", ".") < 0)
-    FAIL ("pivot_root");
+    RC_ROOT_FAIL ("pivot_root");
   if (umount2 (".", MNT_DETACH) < 0)
-    FAIL ("detach old root");
+    RC_ROOT_FAIL ("detach old root");
   if (chdir ("/") < 0)
-    FAIL ("chdir /");
+    RC_ROOT_FAIL ("chdir /");
   return 0;
 }
 
@@ -616,7 +583,7 @@ rc_root_build (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg, struc
   if (root->skel == NULL || root->tpl == NULL || root->cache == NULL)
     {
       errno = ENOMEM;
-      FAIL ("root plan");
+      RC_ROOT_FAIL ("root plan");
     }
   for (size_t i = 0; i < plan->n_langs; i++)
     root->skel[i] = root->tpl[i] = -1;
@@ -625,12 +592,12 @@ rc_root_build (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg, struc
   root->n_cache = n_cache;
 
   if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-    FAIL ("make / private");
+    RC_ROOT_FAIL ("make / private");
   if (mount ("tmpfs", NR, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,nr_inodes=16384,mode=0755") < 0)
-    FAIL ("tmpfs root");
+    RC_ROOT_FAIL ("tmpfs root");
   rootfd = open (NR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (rootfd < 0)
-    FAIL ("open root");
+    RC_ROOT_FAIL ("open root");
   r = populate (plan, rootfd, step);
   if (r == 0)
     r = build_hidden (plan, cg, root, rootfd, step);
@@ -640,7 +607,7 @@ rc_root_build (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg, struc
   /* One call makes the root and every bind in it read-only, nosuid and
    * nodev; what is mounted after (/dev, /proc, /sys, /tmp) sets its own. */
   if (make_readonly (NR) < 0)
-    FAIL ("read-only root");
+    RC_ROOT_FAIL ("read-only root");
   if (mount_dev (step) < 0 || mount_proc (root, step) < 0 || mount_sys (plan->cgmode, step) < 0)
     return -1;
   rc_root_tmp_options (NULL, root->tmp_opts);

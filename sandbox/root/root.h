@@ -14,24 +14,36 @@
 
 #include "common/error.h"
 #include "common/job.h"
+#include "common/lang.h"
+#include "sandbox/hostfs.h"
 #include "sandbox/cgroup/cgroup.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* The room's error convention: functions name the step that failed in
+ * *step (the init reports "sandbox: <step> errno=N") and return -1. */
+#define RC_ROOT_FAIL(s)                                                                            \
+  do                                                                                               \
+    {                                                                                              \
+      *step = (s);                                                                                 \
+      return -1;                                                                                   \
+    }                                                                                              \
+  while (0)
+
 /* The host directory a slot's root is built on, then pivoted into: empty,
  * only ever a mount point (sandbox.c makes it at host setup). */
 #define RC_ROOT_NR "/sandbox"
 /* Where the language directories appear in every job's root. */
-#define RC_ROOT_LANG_DIR "/lang"
+#define RC_ROOT_LANG_DIR RC_JOB_LANG_DIR
 #define RC_ROOT_SHM_DIR "/tmp/.shm"
 #define RC_TMP_OPTS_MAX 96
 
 /* One language (or `runcell exec --template` directory) the root serves. */
 struct rc_root_lang
 {
-  const char *slug; /* /lang/<slug>; NULL: a template not shown there */
-  const char *dir;  /* the template on the host, NULL: empty workspace */
+  const char *slug;                 /* /lang/<slug>; NULL: a template not shown there */
+  const char *dir;                  /* the template on the host, NULL: empty workspace */
   const char *const *overlay_paths; /* cache directories, copy-on-write per job */
   size_t n_overlay_paths;
 };
@@ -53,16 +65,18 @@ struct rc_root_plan
 struct rc_root
 {
   const struct rc_root_plan *plan;
-  int mask_file; /* O_PATH: the empty read-only file masks are bound from */
+  int mask_file;   /* O_PATH: the empty read-only file masks are bound from */
   int ns_last_pid; /* /proc/sys/kernel/ns_last_pid, writable (opened before
                     * /proc/sys became read-only) */
-  int *skel;     /* per language: its skeleton (directories, mode 0777) */
-  int *tpl;      /* per language: its template, or -1 */
-  int *cache;    /* per language and overlay path: the host's cache, or -1 */
+  int *skel;       /* per language: its skeleton (directories, mode 0777) */
+  int *tpl;        /* per language: its template, or -1 */
+  int *cache;      /* per language and overlay path: the host's cache, or -1 */
   size_t n_cache;
   char tmp_opts[RC_TMP_OPTS_MAX]; /* what /tmp is mounted with now */
   bool session;                   /* /sandbox is a session's directory */
   bool pts_mounted;               /* the job's devpts is at /dev/pts */
+  enum rc_tmp_kind tmp_layer;     /* what covers the fresh /tmp for the job */
+  bool tmp_lower;                 /* the build directory is attached under it */
   unsigned n_caches_mounted;
   int cache_mounted[32]; /* indices into cache[] mounted for the job */
 };
@@ -70,8 +84,8 @@ struct rc_root
 /* In the init, in its fresh mount namespace: builds the root on RC_ROOT_NR,
  * mounts the first /tmp, and enters it (pivot_root, the host tree
  * detached).  cg gets its hidden view setup.  -1 with errno and *step. */
-int rc_root_build (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg,
-                   struct rc_root *root, const char **step);
+int rc_root_build (const struct rc_root_plan *plan, struct rc_cgroup_slot *cg, struct rc_root *root,
+                   const char **step);
 /* A fingerprint of every host path a root made from plan binds (device,
  * inode, modification time of each): a bind pins the inode it was made
  * from, so when the host replaces one of them (a package upgrade writes a
@@ -86,13 +100,15 @@ int rc_root_lower_of (const struct rc_root *root, const char *template_dir);
 int rc_root_lang_of (const struct rc_root *root, const char *slug);
 
 /* One job's mounts: /tmp's size, /sandbox (the overlay of language lang
- * with the request's files, or the session's tree), the cache overlays. */
+ * with the request's files, or the session's tree), the cache overlays,
+ * and over /tmp the build directory or an overlay on it (spec->tmp). */
 struct rc_root_job
 {
   const struct rc_job_spec *spec;
   int lower;      /* rc_root_lower_of (a template workspace) */
   int lang;       /* rc_root_lang_of (its caches), or -1 */
   int session_fd; /* a session: its directory as a detached mount tree */
+  int tmp_fd;     /* RC_TMP_BIND, RC_TMP_OVERLAY: the build directory, the same way */
   uid_t uid;
   gid_t gid;
 };
@@ -112,22 +128,5 @@ void rc_root_tmp_options (const struct rc_job_spec *spec, char opts[RC_TMP_OPTS_
  * (/dev/shm links there). */
 int rc_root_tmp_mount (struct rc_root *root, const char *prefix, const char **step);
 
-/* An absolute path without . or .. components, outside the job's own
- * mounts (/tmp, /var/tmp, /dev, /proc, /sys, /sandbox, /lang). */
-int rc_root_host_path_ok (const char *p);
-
-/* ---- hostfs.c: the safe host-file layer ---- */
-
-/* Writes files below dirfd, never following a symlink, creating parents
- * with dir_mode, files owned by uid/gid (uid == -1: unchanged). */
-int rc_hostfs_write_files (int dirfd, const struct rc_file *files, size_t n, mode_t dir_mode,
-                           uid_t uid, gid_t gid, const char **step);
-/* The directories of srcfd's tree recreated below dstfd, empty, mode
- * 0777: what a template job may write into. */
-int rc_hostfs_skeleton (int srcfd, int dstfd);
-/* Copies src_dir (skipping .git) into dst_dirfd, no symlink followed. */
-int rc_hostfs_copy_tree (const char *src_dir, int dst_dirfd, rc_err_t *err);
-/* rm -rf below parentfd/name without following symlinks. */
-int rc_hostfs_remove_tree (int parentfd, const char *name, rc_err_t *err);
 
 #endif

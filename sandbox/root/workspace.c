@@ -14,6 +14,12 @@
  *   /dev/pts     a tty step's terminal: a devpts instance of the job's
  *                own (each devpts mount is a new instance since Linux
  *                4.7), so the job sees its own ptys and nobody else's
+ *   over /tmp    for a judge's compile job, its build directory (a tmpfs
+ *                of the service, attached from a detached mount tree);
+ *                for a judged test, an overlay whose read-only lower is
+ *                that directory and whose upper is in the fresh /tmp.
+ *                Mounted last: the uppers of the mounts above live in the
+ *                fresh /tmp, which it covers.
  *
  * The workspace overlay, which every job mounts, calls mount(2) directly:
  * its options are ours, and a libmount context per job costs measurable
@@ -39,15 +45,11 @@
 #include <unistd.h>
 
 #define RUNNER_DIR "/tmp/.runner"
+/* A judged test's /tmp: the build directory, its upper and work dirs. */
+#define TMP_LOWER RUNNER_DIR "/tl"
+#define TMP_UPPER RUNNER_DIR "/tu"
+#define TMP_WORK RUNNER_DIR "/tw"
 #define DEFAULT_TMP_BYTES (64ULL << 20)
-
-#define FAIL(s)                                                                                    \
-  do                                                                                               \
-    {                                                                                              \
-      *step = (s);                                                                                 \
-      return -1;                                                                                   \
-    }                                                                                              \
-  while (0)
 
 /* Mounts with a libmount context; errno is the mount(2) errno when the
  * syscall ran, EINVAL for a library-side refusal, ENOSYS when libmount
@@ -130,12 +132,12 @@ rc_root_tmp_mount (struct rc_root *root, const char *prefix, const char **step)
   snprintf (shm, sizeof shm, "%s" RC_ROOT_SHM_DIR, prefix);
   snprintf (opts, sizeof opts, "%s,mode=1777", root->tmp_opts);
   if (mount ("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
-    FAIL ("tmpfs /tmp");
+    RC_ROOT_FAIL ("tmpfs /tmp");
   if (mkdir (runner, 0700) < 0)
-    FAIL ("mkdir /tmp/.runner");
+    RC_ROOT_FAIL ("mkdir /tmp/.runner");
   /* /dev/shm links here: POSIX shared memory comes out of /tmp's budget. */
   if (mkdir (shm, 01777) < 0 || chmod (shm, 01777) < 0)
-    FAIL ("mkdir /tmp/.shm");
+    RC_ROOT_FAIL ("mkdir /tmp/.shm");
   return 0;
 }
 
@@ -151,15 +153,15 @@ mount_session (struct rc_root *root, const struct rc_root_job *job, const char *
   int fd, r;
 
   if (rc_move_mount (job->session_fd, "", AT_FDCWD, "/sandbox", RC_MOVE_MOUNT_F_EMPTY_PATH) < 0)
-    FAIL ("attach /sandbox");
+    RC_ROOT_FAIL ("attach /sandbox");
   root->session = true;
   if (mount (NULL, "/sandbox", NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL) < 0)
-    FAIL ("remount /sandbox");
+    RC_ROOT_FAIL ("remount /sandbox");
   if (spec->n_files == 0)
     return 0;
   fd = open ("/sandbox", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
-    FAIL ("open /sandbox");
+    RC_ROOT_FAIL ("open /sandbox");
   (void)setfsgid (job->gid);
   (void)setfsuid (job->uid);
   r = rc_hostfs_write_files (fd, spec->files, spec->n_files, 0777, (uid_t)-1, (gid_t)-1, step);
@@ -181,10 +183,10 @@ mount_template (struct rc_root *root, const struct rc_root_job *job, const char 
   int fd;
 
   if (mkdir (RUNNER_DIR "/upper", 0777) < 0 || mkdir (RUNNER_DIR "/work", 0700) < 0)
-    FAIL ("mkdir overlay dirs");
+    RC_ROOT_FAIL ("mkdir overlay dirs");
   fd = open (RUNNER_DIR "/upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    FAIL ("open overlay upper");
+    RC_ROOT_FAIL ("open overlay upper");
   /* A fresh tmpfs nobody else has touched: root may write here safely. */
   if (rc_hostfs_write_files (fd, spec->files, spec->n_files, 0777, job->uid, job->gid, step) < 0)
     {
@@ -205,7 +207,7 @@ mount_template (struct rc_root *root, const struct rc_root_job *job, const char 
               skel);
   /* nosuid,nodev are mount flags, not overlayfs options. */
   if (mount ("overlay", "/sandbox", "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
-    FAIL ("overlay /sandbox");
+    RC_ROOT_FAIL ("overlay /sandbox");
   return 0;
 }
 
@@ -229,22 +231,77 @@ mount_caches (struct rc_root *root, const struct rc_root_job *job, const char **
       if (root->cache[k] < 0)
         continue; /* missing on the host: skipped, as documented */
       if (fstat (root->cache[k], &st) < 0)
-        FAIL ("cache overlay");
+        RC_ROOT_FAIL ("cache overlay");
       snprintf (dir, sizeof dir, RUNNER_DIR "/c%zu", k);
       snprintf (upper, sizeof upper, "%s/u", dir);
       snprintf (work, sizeof work, "%s/w", dir);
       if (mkdir (dir, 0700) < 0 || mkdir (upper, st.st_mode & 07777) < 0 || mkdir (work, 0700) < 0)
-        FAIL ("mkdir cache overlay dirs");
+        RC_ROOT_FAIL ("mkdir cache overlay dirs");
       /* The merged root takes the upper's attributes: mirror the cache. */
       if (chown (upper, st.st_uid, st.st_gid) < 0 || chmod (upper, st.st_mode & 07777) < 0)
-        FAIL ("chown cache overlay");
+        RC_ROOT_FAIL ("chown cache overlay");
       snprintf (opts, sizeof opts, "lowerdir=/proc/self/fd/%d,upperdir=%s,workdir=%s,nosuid,nodev",
                 root->cache[k], upper, work);
       if (lm_mount ("overlay", p, "overlay", opts) < 0)
-        FAIL ("cache overlay");
+        RC_ROOT_FAIL ("cache overlay");
       if (root->n_caches_mounted < sizeof root->cache_mounted / sizeof root->cache_mounted[0])
         root->cache_mounted[root->n_caches_mounted++] = (int)k;
     }
+  return 0;
+}
+
+/* The build directory, attached at target from the detached tree the
+ * worker cloned (*attached once it is), then remounted: read-write for the
+ * compile job, read-only under a test's overlay, never suid or device
+ * files whoever wrote them. */
+static int
+attach_build_dir (const struct rc_root_job *job, const char *target, bool rdonly, bool *attached)
+{
+  unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | (rdonly ? MS_RDONLY : 0);
+  if (rc_move_mount (job->tmp_fd, "", AT_FDCWD, target, RC_MOVE_MOUNT_F_EMPTY_PATH) < 0)
+    return -1;
+  *attached = true;
+  return mount (NULL, target, NULL, flags, NULL);
+}
+
+static int
+mount_tmp_layer (struct rc_root *root, const struct rc_root_job *job, const char **step)
+{
+  enum rc_tmp_kind kind = job->spec->tmp;
+  char opts[256];
+
+  if (kind == RC_TMP_FRESH)
+    return 0;
+  if (job->tmp_fd < 0)
+    {
+      errno = EBADF;
+      RC_ROOT_FAIL ("build directory");
+    }
+  if (kind == RC_TMP_BIND)
+    {
+      bool attached = false;
+      int r = attach_build_dir (job, "/tmp", false, &attached);
+      if (attached)
+        root->tmp_layer = RC_TMP_BIND;
+      if (r < 0)
+        RC_ROOT_FAIL ("attach the build directory at /tmp");
+      /* /dev/shm links to /tmp/.shm.  The directory is fresh (the compile
+       * job is its first). */
+      if (mkdir (RC_ROOT_SHM_DIR, 01777) < 0 && errno != EEXIST)
+        RC_ROOT_FAIL ("mkdir /tmp/.shm");
+      return 0;
+    }
+  if (mkdir (TMP_LOWER, 0700) < 0)
+    RC_ROOT_FAIL ("mkdir the build directory's mount point");
+  if (attach_build_dir (job, TMP_LOWER, true, &root->tmp_lower) < 0)
+    RC_ROOT_FAIL ("attach the build directory");
+  if (mkdir (TMP_UPPER, 01777) < 0 || mkdir (TMP_UPPER "/.shm", 01777) < 0
+      || mkdir (TMP_WORK, 0700) < 0)
+    RC_ROOT_FAIL ("mkdir /tmp overlay dirs");
+  snprintf (opts, sizeof opts, "lowerdir=" TMP_LOWER ",upperdir=" TMP_UPPER ",workdir=" TMP_WORK);
+  if (mount ("overlay", "/tmp", "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+    RC_ROOT_FAIL ("overlay /tmp");
+  root->tmp_layer = RC_TMP_OVERLAY;
   return 0;
 }
 
@@ -259,7 +316,7 @@ rc_root_job_mount (struct rc_root *root, const struct rc_root_job *job, const ch
   if (strcmp (opts, root->tmp_opts) != 0)
     {
       if (mount (NULL, "/tmp", NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, opts) < 0)
-        FAIL ("resize /tmp");
+        RC_ROOT_FAIL ("resize /tmp");
       memcpy (root->tmp_opts, opts, sizeof opts);
     }
   if (job->spec->workspace == RC_WORKSPACE_BIND)
@@ -270,11 +327,13 @@ rc_root_job_mount (struct rc_root *root, const struct rc_root_job *job, const ch
   else if (job->lower < 0 || (size_t)job->lower >= root->plan->n_langs)
     {
       errno = ENOENT;
-      FAIL ("workspace template");
+      RC_ROOT_FAIL ("workspace template");
     }
   else if (mount_template (root, job, step) < 0)
     return -1;
-  return mount_caches (root, job, step);
+  if (mount_caches (root, job, step) < 0)
+    return -1;
+  return mount_tmp_layer (root, job, step);
 }
 
 /* Enough for a program that opens a pty of its own (script, expect); the
@@ -295,12 +354,12 @@ rc_root_job_tty (struct rc_root *root, uid_t uid, gid_t gid, int *master, int *s
       if (mount ("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
                  "newinstance,ptmxmode=0666,mode=0620,max=" PTS_MAX)
           < 0)
-        FAIL ("mount devpts");
+        RC_ROOT_FAIL ("mount devpts");
       root->pts_mounted = true;
     }
   m = open ("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
   if (m < 0)
-    FAIL ("open ptmx");
+    RC_ROOT_FAIL ("open ptmx");
   /* The slave through the master, not by a path the job could race. */
   if (ioctl (m, TIOCSPTLCK, &unlock) < 0 || ioctl (m, TIOCSWINSZ, &ws) < 0
       || (s = ioctl (m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
@@ -308,7 +367,7 @@ rc_root_job_tty (struct rc_root *root, uid_t uid, gid_t gid, int *master, int *s
       int e = errno;
       close (m);
       errno = e;
-      FAIL ("open pty");
+      RC_ROOT_FAIL ("open pty");
     }
   /* The job's uid may reopen it (ttyname, /dev/pts/0). */
   if (fchown (s, uid, gid) < 0)
@@ -317,7 +376,7 @@ rc_root_job_tty (struct rc_root *root, uid_t uid, gid_t gid, int *master, int *s
       close (m);
       close (s);
       errno = e;
-      FAIL ("chown pty");
+      RC_ROOT_FAIL ("chown pty");
     }
   *master = m;
   *slave = s;
@@ -338,6 +397,13 @@ int
 rc_root_job_clear (struct rc_root *root, const char **step)
 {
   const struct rc_root_plan *plan = root->plan;
+  /* What covers /tmp first: the fresh tmpfs under it holds the uppers. */
+  if (root->tmp_layer != RC_TMP_FRESH && unmount ("/tmp") < 0)
+    RC_ROOT_FAIL ("unmount /tmp's layer");
+  root->tmp_layer = RC_TMP_FRESH;
+  if (root->tmp_lower && unmount (TMP_LOWER) < 0)
+    RC_ROOT_FAIL ("unmount the build directory");
+  root->tmp_lower = false;
   while (root->n_caches_mounted > 0)
     {
       int k = root->cache_mounted[--root->n_caches_mounted];
@@ -349,19 +415,19 @@ rc_root_job_clear (struct rc_root *root, const char **step)
           base += plan->langs[i].n_overlay_paths;
         }
       if (p != NULL && unmount (p) < 0)
-        FAIL ("unmount cache overlay");
+        RC_ROOT_FAIL ("unmount cache overlay");
     }
   if (root->pts_mounted)
     {
       if (unmount ("/dev/pts") < 0)
-        FAIL ("unmount devpts");
+        RC_ROOT_FAIL ("unmount devpts");
       root->pts_mounted = false;
     }
   /* The workspace first: its upper is in /tmp. */
   if (unmount ("/sandbox") < 0)
-    FAIL ("unmount /sandbox");
+    RC_ROOT_FAIL ("unmount /sandbox");
   root->session = false;
   if (unmount ("/tmp") < 0)
-    FAIL ("unmount /tmp");
+    RC_ROOT_FAIL ("unmount /tmp");
   return rc_root_tmp_mount (root, "", step);
 }

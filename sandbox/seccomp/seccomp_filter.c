@@ -1,7 +1,7 @@
 /* seccomp_filter.c - the job's seccomp program at run time.
  *
  * The program itself is compiled at build time (seccomp_rules.c has the
- * rules and why; sandbox/seccomp_gen writes seccomp_program.h), so this
+ * rules and why; sandbox/seccomp-gen writes seccomp_program.h), so this
  * file only hands out that constant array and loads it: no libseccomp, no
  * allocation, async-signal-safe between fork and exec.
  */

@@ -1,6 +1,6 @@
 /* seccomp_rules.c - the job's seccomp denylist (summary in seccomp_filter.h).
  *
- * Compiled with libseccomp at build time, not at run time: sandbox/seccomp_gen
+ * Compiled with libseccomp at build time, not at run time: sandbox/seccomp-gen
  * links this file, exports the classic BPF program and writes it into
  * seccomp_program.h, which seccomp_filter.c includes.  The binaries then
  * neither link libseccomp nor compile a filter when they start (0.19 ms
@@ -35,8 +35,9 @@
  *   clone3 -> ENOSYS: BPF cannot read its flags (they are in user memory);
  *   ENOSYS makes glibc, Go and the JVM fall back to clone(2).
  *
- * - inotify_init, inotify_init1, inotify_add_watch -> ENOSYS: a watch on a
- *   shared read-only file sees other jobs' opens (docs/sandbox.md).
+ * - inotify_init, inotify_init1, inotify_add_watch, fanotify_init -> ENOSYS:
+ *   a watch on a shared read-only file sees other jobs' opens
+ *   (docs/sandbox.md).
  *
  * - io_uring_* -> EPERM, not kill: runtimes (libuv in Node) probe io_uring
  *   at start and fall back to epoll on an error.
@@ -58,7 +59,7 @@
  *
  * - setrlimit(RLIMIT_CORE), prlimit64(_, RLIMIT_CORE, new != NULL) ->
  *   EPERM: the core limit of 1 is what keeps a piped core_pattern's
- *   helper from running for a crashing job (sandbox/child.c).
+ *   helper from running for a crashing job (sandbox/process/child.c).
  *
  * - socket(AF_VSOCK) -> EPERM (an addition to the reference list): vsock is
  *   not network-namespaced, and on a VM host (this one is Firecracker) it
@@ -235,6 +236,8 @@ add_rules (scmp_filter_ctx ctx, rc_err_t *err)
   ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (inotify_init), 0);
   ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (inotify_init1), 0);
   ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (inotify_add_watch), 0);
+  /* fanotify: unprivileged since 5.13 with inode marks, the same channel. */
+  ADD (SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (fanotify_init), 0);
 
   ADD (SCMP_ACT_ERRNO (EPERM), resolve ("io_uring_setup", 425), 0);
   ADD (SCMP_ACT_ERRNO (EPERM), resolve ("io_uring_enter", 426), 0);
@@ -250,7 +253,7 @@ add_rules (scmp_filter_ctx ctx, rc_err_t *err)
 
   /* RLIMIT_CORE cannot change (EPERM): the job's hard limit of 1 is what
    * stops a piped core_pattern from starting the host's helper, and
-   * lowering it to 0 would re-enable that (sandbox/child.c).  prlimit64
+   * lowering it to 0 would re-enable that (sandbox/process/child.c).  prlimit64
    * only when it sets (new limit pointer non-NULL); reads stay allowed. */
   ADD (SCMP_ACT_ERRNO (EPERM), SCMP_SYS (setrlimit), 1,
        SCMP_A0 (SCMP_CMP_MASKED_EQ, 0xffffffffu, RLIMIT_CORE));

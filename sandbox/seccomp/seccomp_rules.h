@@ -1,6 +1,6 @@
 /* seccomp_rules.h - the seccomp rules, compiled at build time.
  *
- * Linked only into sandbox/seccomp_gen (which writes seccomp_program.h for
+ * Linked only into sandbox/seccomp-gen (which writes seccomp_program.h for
  * libsandbox.a) and into the tests that check that program against a fresh
  * compile; the runcell binaries do not link libseccomp.
  */

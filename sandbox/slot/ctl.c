@@ -163,6 +163,7 @@ struct spec_hdr
   uint32_t n_steps, n_files, n_env;
   uint32_t workspace;
   uint32_t pad;
+  uint32_t tmp, pad2; /* enum rc_tmp_kind */
   uint64_t tmp_bytes, tmp_inodes;
   uint64_t template_off; /* 0: none */
   uint64_t lang_off;     /* 0: none */
@@ -242,6 +243,7 @@ rc_ctl_spec_encode (const struct rc_job_spec *spec, int *memfd, rc_err_t *err)
   h.n_files = (uint32_t)spec->n_files;
   h.n_env = (uint32_t)n_env;
   h.workspace = (uint32_t)spec->workspace;
+  h.tmp = (uint32_t)spec->tmp;
   h.tmp_bytes = spec->tmp_bytes;
   h.tmp_inodes = spec->tmp_inodes;
   if (enc_reserve (&e, sizeof h) < 0)
@@ -460,11 +462,15 @@ rc_ctl_spec_decode (int memfd, struct rc_ctl_decoded *out)
   out->spec.tmp_bytes = h->tmp_bytes;
   out->spec.tmp_inodes = h->tmp_inodes;
   out->spec.bind_dirfd = -1;
+  out->spec.tmp = (enum rc_tmp_kind)h->tmp;
+  out->spec.tmp_dirfd = -1;
   if (h->template_off && (out->spec.template_dir = dec_str (base, len, h->template_off)) == NULL)
     goto bad;
   if (h->lang_off && (out->spec.lang = dec_str (base, len, h->lang_off)) == NULL)
     goto bad;
   if (out->spec.workspace != RC_WORKSPACE_TEMPLATE && out->spec.workspace != RC_WORKSPACE_BIND)
+    goto bad;
+  if (h->tmp > RC_TMP_OVERLAY)
     goto bad;
   return 0;
 bad:

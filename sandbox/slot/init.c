@@ -68,6 +68,7 @@ struct init
   struct rc_ctl_decoded job;
   int in[MAX_STEPS], out[MAX_STEPS], err[MAX_STEPS];
   int session_fd;
+  int tmp_fd;    /* the job's build directory (RC_TMP_BIND, RC_TMP_OVERLAY) */
   pid_t child;   /* the current step's first process, 0: none */
   unsigned step; /* its index */
 };
@@ -194,7 +195,7 @@ job_reset_fds (struct init *in)
 {
   for (int i = 0; i < MAX_STEPS; i++)
     in->in[i] = in->out[i] = in->err[i] = -1;
-  in->session_fd = -1;
+  in->session_fd = in->tmp_fd = -1;
 }
 
 static void
@@ -207,6 +208,7 @@ job_close_fds (struct init *in)
       close_fd (&in->err[i]);
     }
   close_fd (&in->session_fd);
+  close_fd (&in->tmp_fd);
 }
 
 /* Takes JOB: the spec and the pipe ends.  0: a job to serve; 1: an END
@@ -242,7 +244,8 @@ job_receive (struct init *in)
   close (fds[0]);
   spec = &in->job.spec;
   /* The fds come in step order: stdin's read end when the step has
-   * stdin, then stdout's and stderr's write ends; a session's tree last. */
+   * stdin, then stdout's and stderr's write ends; a session's tree, then
+   * the build directory's, last. */
   for (size_t i = 0; i < spec->n_steps && i < MAX_STEPS; i++)
     {
       if (spec->steps[i].tty)
@@ -254,6 +257,8 @@ job_receive (struct init *in)
     }
   if (spec->workspace == RC_WORKSPACE_BIND)
     in->session_fd = used < n ? fds[used++] : -1;
+  if (spec->tmp != RC_TMP_FRESH)
+    in->tmp_fd = used < n ? fds[used++] : -1;
   while (used < n)
     close (fds[used++]);
   return 0;
@@ -276,7 +281,7 @@ step_start (struct init *in, unsigned i)
   struct rc_cgroup_meter meter;
   struct rc_clone_args args = { .flags = CLONE_VM | CLONE_VFORK, .exit_signal = SIGCHLD };
   struct rc_child_ctx c;
-  int errp[2], clone_fd = -1, fds[RC_CG_METER_FDS + 1], master = -1, slave = -1;
+  int errp[2], clone_fd = -1, join_fd = -1, fds[RC_CG_METER_FDS + 1], master = -1, slave = -1;
   size_t n_fds = 0;
   int r;
   bool unmet = false;
@@ -288,7 +293,7 @@ step_start (struct init *in, unsigned i)
 
   in->step = i;
   if (rc_cgroup_step_prepare (in->a->cg, i, st->limits.memory_bytes, st->limits.pids, &meter,
-                              &clone_fd, &unmet, &err)
+                              &clone_fd, &join_fd, &unmet, &err)
       < 0)
     goto fail;
   if (unmet)
@@ -326,7 +331,8 @@ step_start (struct init *in, unsigned i)
                              .uid = in->a->uid,
                              .gid = in->a->gid,
                              .cap_last = in->a->cap_last,
-                             .new_cgroupns = clone_fd >= 0,
+                             .cgroup_join = join_fd,
+                             .new_cgroupns = clone_fd >= 0 || join_fd >= 0,
                              .seccomp = in->a->seccomp };
   if (clone_fd >= 0)
     {
@@ -399,6 +405,20 @@ reap (struct init *in)
   return 0;
 }
 
+/* After a FAIL: what the claimer sent meanwhile (a GO) is read until it
+ * ends the job, so the connection never closes with a message unread (the
+ * claimer would then read ECONNRESET, not the FAIL).  Bounded: a claimer
+ * that neither ends nor closes within 5 s is dropped. */
+static void
+drain_until_end (struct init *in)
+{
+  struct pollfd p = { .fd = in->conn, .events = POLLIN };
+  struct rc_ctl m;
+  while (poll (&p, 1, 5000) > 0 && rc_ctl_recv (in->conn, &m, NULL, 0, NULL) > 0
+         && m.type != RC_CTL_END)
+    ;
+}
+
 /* Serves the job until its claimer ends it. */
 static void
 job_serve (struct init *in)
@@ -408,6 +428,7 @@ job_serve (struct init *in)
                             .lower = rc_root_lower_of (&in->root, in->job.spec.template_dir),
                             .lang = rc_root_lang_of (&in->root, in->job.spec.lang),
                             .session_fd = in->session_fd,
+                            .tmp_fd = in->tmp_fd,
                             .uid = in->a->uid,
                             .gid = in->a->gid };
 
@@ -416,9 +437,11 @@ job_serve (struct init *in)
       char msg[160];
       snprintf (msg, sizeof msg, "sandbox: %s errno=%d", step, errno);
       (void)rc_ctl_send_simple (in->conn, RC_CTL_FAIL, 0, errno, msg);
+      drain_until_end (in);
       return;
     }
   close_fd (&in->session_fd);
+  close_fd (&in->tmp_fd);
   for (;;)
     {
       struct pollfd pfd[2]
@@ -445,7 +468,10 @@ job_serve (struct init *in)
           if (in->child != 0 || m.step >= in->job.spec.n_steps || m.step >= MAX_STEPS)
             return;
           if (step_start (in, m.step) < 0)
-            return;
+            {
+              drain_until_end (in);
+              return;
+            }
           break;
         case RC_CTL_KILL:
           /* pid 1 reaches every other process of its namespace; a fork
@@ -471,7 +497,7 @@ job_clear (struct init *in)
 {
   const char *step = NULL;
   rc_err_t err = NULL;
-  bool renewed = false;
+  bool new_memcg = false, new_netns = false;
   long r;
 
   (void)kill (-1, SIGKILL);
@@ -495,14 +521,17 @@ job_clear (struct init *in)
   in->step = 0;
   if (rc_root_job_clear (&in->root, &step) < 0)
     die (in, step, errno);
-  if (rc_cgroup_job_clear (in->a->cg, &renewed, &err) < 0)
+  if (rc_cgroup_job_clear (in->a->cg, &new_memcg, &err) < 0)
     die (in, "cgroup clear", err ? err->status : EIO);
   /* SysV IPC and POSIX queues: a new namespace, ids counting from where a
    * fresh one starts. */
   if (unshare (CLONE_NEWIPC) < 0)
     die (in, "unshare ipc namespace", errno);
-  if (rc_net_reset (&in->net, &renewed) < 0)
+  if (rc_net_reset (&in->net, &new_netns) < 0)
     die (in, "network namespace", errno);
+  if (new_memcg || new_netns)
+    rc_log (RC_LOG_DEBUG, "slot_renewed", "slot %u:%s%s", in->a->slot,
+            new_memcg ? " a new memory cgroup" : "", new_netns ? " a new network namespace" : "");
   /* Pid numbering: the next process is pid 2, as in a fresh namespace. */
   if (pwrite (in->ns_last_pid, "1", 1, 0) != 1)
     die (in, "ns_last_pid", errno);

@@ -20,10 +20,6 @@ Per case, two TAP points:
 Each request has a timeout and the suite a deadline (RC_ABUSE_DEADLINE
 seconds, default 1800), so it always ends by itself.
 
-With RC_ABUSE_PRESTART=1 (t/abuse/prestarted.py) the services run with
-RUN_PRESTART=1, every job in a namespace init started ahead of it, and each
-phase ends with one more point: the request log says every job was.
-
 RC_ABUSE_ONLY=a.c,b.py runs a subset (development).  RC_ABUSE_VERBOSE=1
 prints every response summary as TAP comments.
 """
@@ -46,7 +42,6 @@ import slotcheck  # noqa: E402
 
 DEADLINE = time.monotonic() + float(os.environ.get("RC_ABUSE_DEADLINE", "1800"))
 VERBOSE = os.environ.get("RC_ABUSE_VERBOSE") == "1"
-PRESTART = os.environ.get("RC_ABUSE_PRESTART") == "1"
 CLEAN_WAIT = 5.0  # seconds a slot may take to be empty after the response
 
 
@@ -302,28 +297,10 @@ class Suite:
         env = {"RUN_CONCURRENCY": str(concurrency), "RUN_SANDBOX": "on",
                "RC_ABUSE_SECRET": self.env_secret, "DB_PASSWORD": self.env_secret,
                "AWS_SECRET_ACCESS_KEY": self.env_secret}
-        if PRESTART:
-            env["RUN_PRESTART"] = "1"
         langs = ["python", "cpp"] + (["c"] if manifest("c") else [])
         svc = rchttp.Service(env=env, languages=",".join(langs), name=name)
         svc.start()
         return svc
-
-    def check_prestarted(self, svc, phase):
-        """RC_ABUSE_PRESTART: every job of the phase ran prestarted."""
-        if not PRESTART:
-            return
-        jobs = []
-        with open(svc.fcgi_log, errors="replace") as f:
-            for line in f:
-                if '"event":"request"' in line and '"prestarted":' in line:
-                    try:
-                        jobs.append(json.loads(line))
-                    except ValueError:
-                        pass
-        cold = [j.get("request_id") for j in jobs if j.get("prestarted") is not True]
-        self.t.ok(jobs and not cold, "%s: all %d jobs ran in a pre-started init (%d did not)"
-                  % (phase, len(jobs), len(cold)))
 
     def phase1(self, only):
         t = self.t
@@ -346,7 +323,6 @@ class Suite:
                 if only and case.file not in only:
                     continue
                 self.run_chain(case)
-            self.check_prestarted(self.svc, "phase 1")
         finally:
             self.svc.stop()
 
@@ -365,7 +341,6 @@ class Suite:
                     self.t.ok(False, "%s: not run, suite deadline passed" % a.file)
                     continue
                 self.run_pair(svc2, a, self.cases[a.pair])
-            self.check_prestarted(svc2, "phase 2")
         finally:
             svc2.stop()
 

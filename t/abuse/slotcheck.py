@@ -59,9 +59,9 @@ def _comm(pid):
 
 
 def slot_dirs(base, slots):
-    """The slot directories of one hierarchy's service tree: base/slot<N>,
-    or base itself when the tree is flat (cgroup v1, one slot, so no
-    slot<N> below it: sandbox/cgroup_v1.c)."""
+    """The slot directories of one hierarchy's service tree: base/slot<N>.
+    (base itself when no slot<N> is below it: a flat one-slot tree, which
+    runcell no longer makes; the check is kept harmless.)"""
     dirs = [os.path.join(base, "slot%d" % slot) for slot in slots]
     dirs = [d for d in dirs if os.path.isdir(d)]
     if not dirs and list(slots) == [0] and not any(
@@ -71,9 +71,9 @@ def slot_dirs(base, slots):
 
 
 def idle_resident(pid):
-    """Whether pid is a worker's resident init between jobs
-    (sandbox/spawn.c): root, pid 1 of a pid namespace of its own, and no
-    child left.  Anything else in a slot after its clean is a leak."""
+    """Whether pid is a slot's init between jobs (sandbox/slot/init.c):
+    root, pid 1 of a pid namespace of its own, and no child left.  Anything
+    else in a slot after its clean is a leak."""
     try:
         with open("/proc/%d/status" % pid) as f:
             status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
@@ -88,7 +88,7 @@ def idle_resident(pid):
 
 def slot_cgroup_procs(cgroup_name, slots):
     """{path: [pids]} for every slot cgroup of the service holding more than
-    one idle resident init, and the list of slot directories looked at (to
+    one idle init, and the list of slot directories looked at (to
     prove the check saw something)."""
     busy, seen = {}, []
     for base in rchttp.leftover_cgroups(cgroup_name):

@@ -1,11 +1,11 @@
-"""caps.py - where the capability bounding set is emptied (docs/sandbox.md,
-"Changes made for speed": once per worker, not per job).
+"""caps.py - where the capability bounding set is emptied (docs/design.md,
+"The capability bounding set is emptied once per process").
 
 A worker empties its own bounding set at start and keeps its effective
-capabilities (it still mounts, joins namespaces and changes uid for its
-jobs); the master keeps its set.  Every job, the first of a worker and
-the ones after it, has all five capability sets empty and no_new_privs
-set: the job's child only checks the bounding set it inherited.
+capabilities; the master keeps its set.  Each slot's init empties its own
+at start, so every job, the first on a slot and the ones after it, has
+all five capability sets empty and no_new_privs set: the job's first
+process only checks the bounding set it inherited.
 """
 
 import json

@@ -1,6 +1,7 @@
 """reply_then_clean.py - /run and /v1/execute answer before the slot is
-cleaned (fcgi/jobs_wait.c).  With one slot, back-to-back requests must
-never see 429: a slot being cleaned is waited for, not reported busy.
+cleaned (fcgi/jobs.c, docs/design.md "Answer first, clean after").  With
+one slot, back-to-back requests must never see 429: a slot being cleaned
+is waited for, not reported busy.
 A job that leaves a daemon is answered, and the daemon is gone before the
 next job runs on the slot (the next job cannot see it, and nothing with
 its marker survives on the host).

@@ -1,8 +1,7 @@
 """cache_overlay.py - a language's cache overlay (overlayPaths, mounted
 through libmount) works with libmount loaded at run time
-(sandbox/libmount_lazy.c): by the worker before it hands the job over,
-and by a pre-started init itself when the worker had not loaded it yet
-when that init was started.  The job reads the host's cache, its writes
+(sandbox/root/libmount_lazy.c), by the slot's init the first time a job
+with cache overlays arrives.  The job reads the host's cache, its writes
 stay in the job, and the binaries do not link libmount at all.
 
 RUN_OVERLAY_PATHS_PYTHON points python's cache overlay at a scratch

@@ -18,10 +18,7 @@ import sys
 import tempfile
 
 import tap
-
-TOP_BUILD = os.environ.get("RC_TOP_BUILDDIR", os.getcwd())
-TOP_SRC = os.environ.get("RC_TOP_SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+from rcpaths import BUILDDIR as TOP_BUILD, SRCDIR as TOP_SRC
 RUNCELL = os.path.join(TOP_BUILD, "runcell")
 PROBE = os.path.join(TOP_BUILD, "t", "isolation", "probe")
 

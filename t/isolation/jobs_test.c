@@ -10,6 +10,8 @@
  */
 #include "config.h"
 
+#include "t/unit/tap.h"
+
 #include "common/config.h"
 #include "common/error.h"
 #include "common/job.h"
@@ -28,17 +30,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int n_test, n_fail;
-
-static void
-ok (int cond, const char *name)
-{
-  n_test++;
-  if (!cond)
-    n_fail++;
-  printf ("%sok %d - %s\n", cond ? "" : "not ", n_test, name);
-  fflush (stdout);
-}
 
 static const char *const envp[] = { "PATH=/usr/bin:/bin", "HOME=/sandbox", NULL };
 
@@ -148,7 +139,7 @@ main (void)
       rc_sandbox_host_teardown (&cfg);
       return 1;
     }
-  ok (mode == RC_SANDBOX_ISOLATED, "root gets the isolated mode");
+  tap_ok (mode == RC_SANDBOX_ISOLATED, "root gets the isolated mode");
   {
     /* The subtree holding every slot has the cap of all slots together:
      * the configured one here, and an automatic one below the host's
@@ -184,7 +175,7 @@ main (void)
     if (f)
       fclose (f);
     printf ("# %s = %llu\n", path, cap);
-    ok (cap == 768ULL << 20, "RUN_MEMORY_TOTAL_MAX=768m caps the slots' subtree");
+    tap_ok (cap == 768ULL << 20, "RUN_MEMORY_TOTAL_MAX=768m caps the slots' subtree");
     f = fopen ("/proc/meminfo", "re");
     if (f && fscanf (f, "MemTotal: %llu", &total) != 1)
       total = 0;
@@ -192,7 +183,7 @@ main (void)
       fclose (f);
     cap = rc_cgroup_total_auto (own, v2);
     printf ("# automatic cap %llu of MemTotal %llu KiB\n", cap, total);
-    ok (cap > 0 && cap <= total * 1024 - (256ULL << 20) && cap <= total * 1024 / 8 * 7 + 4096,
+    tap_ok (cap > 0 && cap <= total * 1024 - (256ULL << 20) && cap <= total * 1024 / 8 * 7 + 4096,
         "the automatic cap leaves the host max(256 MiB, 1/8) of its memory");
   }
 
@@ -213,21 +204,21 @@ main (void)
     steps[1].stdin_len = 11;
     steps[2].stop_on_failure = true;
     r = run (sb, &spec, &res, &err);
-    ok (r == 0 && res.n_steps == 4, "a four-step job runs");
-    ok (r == 0 && res.steps[0].ran && res.steps[0].exited && res.steps[0].exit_code == 0
+    tap_ok (r == 0 && res.n_steps == 4, "a four-step job runs");
+    tap_ok (r == 0 && res.steps[0].ran && res.steps[0].exited && res.steps[0].exit_code == 0
             && strcmp (res.steps[0].out.data, "one\n") == 0,
         "step 1 ran and printed");
-    ok (r == 0 && res.steps[1].ran && strcmp (res.steps[1].out.data, "built\nHELLO STDIN") == 0,
+    tap_ok (r == 0 && res.steps[1].ran && strcmp (res.steps[1].out.data, "built\nHELLO STDIN") == 0,
         "step 2 sees step 1's file and its own stdin");
-    ok (r == 0 && res.steps[2].ran && res.steps[2].exit_code == 3
+    tap_ok (r == 0 && res.steps[2].ran && res.steps[2].exit_code == 3
             && strcmp (res.steps[2].err.data, "failing\n") == 0,
         "step 3 failed with its exit code and stderr");
-    ok (r == 0 && !res.steps[3].ran, "stop_on_failure: step 4 did not run");
+    tap_ok (r == 0 && !res.steps[3].ran, "stop_on_failure: step 4 did not run");
     if (r < 0)
       printf ("# %s\n", rc_error_text (err));
     rc_error_free (&err);
     rc_job_result_free (&res);
-    ok (all_ready (2), "every slot is ready again after the job");
+    tap_ok (all_ready (2), "every slot is ready again after the job");
   }
 
   {
@@ -265,13 +256,13 @@ main (void)
         rc_job_result_free (&res);
         rc_error_free (&err);
       }
-    ok (fine[0], "32 MiB left in /tmp: the next step still has its 64 MiB (no OOM)");
-    ok (fine[1], "the same step after an empty first step");
+    tap_ok (fine[0], "32 MiB left in /tmp: the next step still has its 64 MiB (no OOM)");
+    tap_ok (fine[1], "the same step after an empty first step");
     {
       /* Every step has its own peak, on every kernel (v2: a leaf of its
        * own per step; v1: measured from what was charged before it). */
       bool cond = peak[0] && peak[1] && peak[0] < peak[1] + 2048 && peak[1] < peak[0] + 2048;
-      ok (cond, "the leftover pages are not in the later step's peak");
+      tap_ok (cond, "the leftover pages are not in the later step's peak");
     }
   }
 
@@ -285,7 +276,7 @@ main (void)
     struct rc_job_result res = { 0 };
     steps[0].limits.output_bytes = 1000;
     r = run (sb, &spec, &res, &err);
-    ok (r == 0 && res.steps[0].truncated && res.steps[0].outcome == RC_OUTCOME_EXITED
+    tap_ok (r == 0 && res.steps[0].truncated && res.steps[0].outcome == RC_OUTCOME_EXITED
             && res.steps[0].exited && res.steps[0].exit_code == 0
             && res.steps[0].out.len + res.steps[0].err.len == 1000,
         "output budget: truncated at 1000 bytes, program ran to its end");
@@ -317,10 +308,10 @@ main (void)
       }
     spec.bind_dirfd = dfd;
     r = run (sb, &spec, &res, &err);
-    ok (r == 0 && res.steps[0].exit_code == 0 && strcmp (res.steps[0].out.data, "from host\n") == 0,
+    tap_ok (r == 0 && res.steps[0].exit_code == 0 && strcmp (res.steps[0].out.data, "from host\n") == 0,
         "bind workspace: input file visible in /sandbox");
     snprintf (path, sizeof path, "%s/made.txt", sessdir);
-    ok (stat (path, &st) == 0 && st.st_uid == 30201,
+    tap_ok (stat (path, &st) == 0 && st.st_uid == 30201,
         "the job's file is in the session dir, uid 30201");
     if (r < 0)
       printf ("# %s\n", rc_error_text (err));
@@ -349,7 +340,7 @@ main (void)
     struct rc_job_result res = { 0 };
     snprintf (envc, sizeof envc, "C=%s", cache);
     r = run (sb, &spec, &res, &err);
-    ok (r == 0 && res.steps[0].exit_code == 0 && strcmp (res.steps[0].out.data, "warm\njob\n") == 0,
+    tap_ok (r == 0 && res.steps[0].exit_code == 0 && strcmp (res.steps[0].out.data, "warm\njob\n") == 0,
         "cache overlay: warm content visible, writable, missing path skipped");
     if (r < 0)
       printf ("# %s\n", rc_error_text (err));
@@ -358,7 +349,7 @@ main (void)
     steps[0] = step (s2);
     r = run (sb, &spec, &res, &err);
     snprintf (path, sizeof path, "%s/new", cache);
-    ok (r == 0 && strcmp (res.steps[0].out.data, "warm\n") == 0 && access (path, F_OK) < 0,
+    tap_ok (r == 0 && strcmp (res.steps[0].out.data, "warm\n") == 0 && access (path, F_OK) < 0,
         "cache writes stay in their job: not on the host, not in the next job");
     rc_error_free (&err);
     rc_job_result_free (&res);
@@ -375,11 +366,11 @@ main (void)
         = { .slot = 0, .files = files, .n_files = 2, .steps = steps, .n_steps = 1, .envp = envp };
     struct rc_job_result res = { 0 };
     r = run (sb, &spec, &res, &err);
-    ok (r < 0 && err && strncmp (err->msg, "sandbox: write input file errno=", 32) == 0,
+    tap_ok (r < 0 && err && strncmp (err->msg, "sandbox: write input file errno=", 32) == 0,
         "setup failure: 'sandbox: write input file errno=N'");
     if (err)
       printf ("# %s\n", rc_error_text (err));
-    ok (res.n_steps == 0 && res.steps == NULL, "no result for a job that never ran");
+    tap_ok (res.n_steps == 0 && res.steps == NULL, "no result for a job that never ran");
     rc_error_free (&err);
   }
 
@@ -390,14 +381,14 @@ main (void)
     struct rc_job_spec spec = { .slot = 0, .steps = steps, .n_steps = 1, .envp = envp };
     struct rc_job_result res = { 0 };
     r = run (sb, &spec, &res, &err);
-    ok (r == 0 && res.steps[0].exited && res.steps[0].exit_code == 127
+    tap_ok (r == 0 && res.steps[0].exited && res.steps[0].exit_code == 127
             && strstr (res.steps[0].err.data, "/no/such/program") != NULL,
         "missing program: exit 127 with a message");
     rc_error_free (&err);
     rc_job_result_free (&res);
   }
 
-  ok (all_ready (2), "both slots ready at the end");
+  tap_ok (all_ready (2), "both slots ready at the end");
 
   {
     /* A slot's init serves one job after another: the next job finds
@@ -425,7 +416,7 @@ main (void)
       }
     steps[0] = step (look);
     r = run (sb, &spec, &res, &err);
-    ok (r == 0 && strcmp (res.steps[0].out.data, "procs=1 pid=2\n") == 0,
+    tap_ok (r == 0 && strcmp (res.steps[0].out.data, "procs=1 pid=2\n") == 0,
         "the next job finds no process or file of the ones before, and is pid 2");
     if (r == 0)
       printf ("# %s", res.steps[0].out.data);
@@ -440,11 +431,11 @@ main (void)
     rc_error_free (&err);
     steps[0] = step (look);
     r = run (sb, &spec, &res, &err);
-    ok (fine && r == 0 && strcmp (res.steps[0].out.data, "procs=1 pid=2\n") == 0,
+    tap_ok (fine && r == 0 && strcmp (res.steps[0].out.data, "procs=1 pid=2\n") == 0,
         "a job past its wall clock: the next one finds nothing of it");
     rc_job_result_free (&res);
     rc_error_free (&err);
-    ok (all_ready (2), "both slots ready");
+    tap_ok (all_ready (2), "both slots ready");
   }
 
   {
@@ -483,7 +474,7 @@ main (void)
                 && rc_sandbox_keeper_start (sb2, NULL, NULL, &err) == 0
             ? rc_sandbox_keeper_wait_ready (sb2, 10000, &err)
             : -2;
-    ok (c == 'x' && r == -1, "a stranger with the slot uid: the slot's init refuses to start");
+    tap_ok (c == 'x' && r == -1, "a stranger with the slot uid: the slot's init refuses to start");
     rc_error_free (&err);
     kill (pid, SIGKILL);
     waitpid (pid, NULL, 0);
@@ -499,6 +490,5 @@ main (void)
     unlink (path);
     rmdir (cache);
   }
-  printf ("1..%d\n", n_test);
-  return n_fail ? 1 : 0;
+  return tap_done ();
 }

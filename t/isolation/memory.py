@@ -41,23 +41,10 @@ def peak(mode, n):
     return r.step["memory_peak_kb"]
 
 
-# Pure cgroup v2 before 6.12 cannot reset memory.peak per job: the
-# sandbox then reports the slot's all-time peak when this job raised it,
-# else the sampled memory.current (sandbox/cgroup_v2.c), which misses a
-# short job's peak.  A failure there is a known limitation (TAP TODO, shown
-# as XFAIL); a pass still passes.
-_rel = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
-PEAK_NOT_RESETTABLE = os.path.exists("/sys/fs/cgroup/cgroup.controllers") and _rel < (6, 12)
-
-
 def check(cond, name, diag):
-    if cond or not PEAK_NOT_RESETTABLE:
-        return t.ok(cond, name, diag)
-    t.n += 1
-    t._emit("not ok %d - %s # TODO cgroup v2 < 6.12: memory.peak is not resettable"
-            % (t.n, str(name).replace("#", "\\#")))
-    t.diag(diag)
-    return False
+    # Every step's peak is its own: a fresh leaf on v2 (whatever the
+    # kernel), a reset counter of the job's own memory cgroup on v1.
+    return t.ok(cond, name, diag)
 
 
 failed = None

@@ -173,6 +173,7 @@ static const struct probe probes[] = {
   { X86_64, "clone3", NR_clone3, { BAD, 88 }, FILTER_ERR, ENOSYS },
   { X86_64, "inotify_init1", SYS_inotify_init1, { 0x7fffffff }, FILTER_ERR, ENOSYS },
   { X86_64, "inotify_add_watch", SYS_inotify_add_watch, { -1, BAD, 0 }, FILTER_ERR, ENOSYS },
+  { X86_64, "fanotify_init", SYS_fanotify_init, { 0x100, 0 }, FILTER_ERR, ENOSYS },
   { X86_64, "io_uring_setup", SYS_io_uring_setup, { 1, BAD }, FILTER_ERR, EPERM },
   { X86_64, "io_uring_enter", SYS_io_uring_enter, { -1, 0, 0, 0, 0, 0 }, FILTER_ERR, EPERM },
   { X86_64, "io_uring_register", SYS_io_uring_register, { -1, 0, 0, 0 }, FILTER_ERR, EPERM },

@@ -1,6 +1,6 @@
 """thrash.py - a job stuck at its memory limit re-reading its own pages ends
 with the memory verdict within seconds, not at its wall clock; jobs at
-their limit that do not thrash are left alone (sandbox/thrash.c).
+their limit that do not thrash are left alone (sandbox/process/thrash.c).
 
 t/isolation/memthrash holds N MiB of anonymous memory and reads a file
 from the job's lower layer (a template directory on disk, so its pages

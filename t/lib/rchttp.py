@@ -41,10 +41,7 @@ import subprocess
 import tempfile
 import time
 
-SRCDIR = os.environ.get("RC_TOP_SRCDIR") or os.path.abspath(
-    os.path.join(os.path.dirname(__file__), "..", "..")
-)
-BUILDDIR = os.environ.get("RC_TOP_BUILDDIR") or SRCDIR
+from rcpaths import BUILDDIR, SRCDIR
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 # Variables that configure runcell: never inherited from the caller's shell,
@@ -250,14 +247,16 @@ class Service:
     languages      RUN_LANGUAGES (default "python")
     nginx_body_max nginx's client_max_body_size, when it must differ from
                    RUN_INPUT_MAX (to reach the backend's own 413)
+    nginx_judge_body_max  the same for POST /v1/judge (RUN_JUDGE_INPUT_MAX)
     start_timeout  seconds to wait for the socket and /health
     """
 
     def __init__(self, env=None, languages="python", nginx_body_max=None, start_timeout=60,
-                 name="rchttp"):
+                 name="rchttp", nginx_judge_body_max=None):
         self.extra_env = dict(env or {})
         self.languages = languages
         self.nginx_body_max = nginx_body_max
+        self.nginx_judge_body_max = nginx_judge_body_max
         self.start_timeout = start_timeout
         self.name = name
         self.tmp = None
@@ -372,12 +371,15 @@ class Service:
             "PORT": str(self.port),
             "BIND_ADDRESS": "127.0.0.1",
             "RUN_INPUT_MAX": env.get("RUN_INPUT_MAX", "1048576"),
+            "RUN_JUDGE_INPUT_MAX": env.get("RUN_JUDGE_INPUT_MAX", "64m"),
             "RUNCELL_UPSTREAM": "unix:" + self.socket_path,
             "OPENAPI_FILE": os.path.join(SRCDIR, "docs", "openapi.yaml"),
             "PLAYGROUND_DIR": os.path.join(BUILDDIR, "playground"),
         }
         if self.nginx_body_max is not None:
             site["NGINX_BODY_MAX"] = str(self.nginx_body_max)
+        if self.nginx_judge_body_max is not None:
+            site["NGINX_JUDGE_BODY_MAX"] = str(self.nginx_judge_body_max)
         # bench/ab_front.py compares kept and per-request FastCGI connections.
         for knob in ("FASTCGI_KEEP_CONN", "FASTCGI_KEEPALIVE"):
             if os.environ.get("RCHTTP_" + knob):

@@ -49,12 +49,13 @@ import tempfile
 import threading
 import time
 
+import rcpaths
 import tap
 
 SRCDIR = os.environ.get("RC_TOP_SRCDIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", "..")
 )
-BUILDDIR = os.environ.get("RC_TOP_BUILDDIR") or SRCDIR
+BUILDDIR = rcpaths.BUILDDIR
 FCGI = os.environ.get("RC_FCGI_BIN") or os.path.join(BUILDDIR, "runcell-fcgi")
 NGINX = "/usr/sbin/nginx"
 N_HOSTS = 3

@@ -123,6 +123,13 @@ def containment():
         status, body = raw_get(svc, raw)
         t.ok(status in (400, 404) and b"root:" not in body, "GET %s stays inside" % raw,
              (status, body[:200]))
+    # docs/sessions.md: an encoded '/' or '.' is a 400, whatever nginx
+    # would make of the decoded path (a%2F..%2Fb is not b).
+    for method, raw in (("PUT", "/sessions/%s/files/a%%2F..%%2Fb" % sid),
+                        ("GET", "/sessions/%s/files/%%2e%%2e/x" % sid),
+                        ("DELETE", "/sessions/%s/files/a/%%2E%%2E/b" % sid)):
+        status, body = raw_get(svc, raw, method=method, body=b"evil" if method == "PUT" else b"")
+        t.eq(status, 400, "%s %s is 400" % (method, raw), body[:200])
     t.eq(c.listing(sid, ""), {}, "no refused path left anything in the session")
     root = session_root(svc)
     leaked = [n for n in os.listdir(os.path.join(root, "data")) if n == "escape"]

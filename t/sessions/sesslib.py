@@ -204,11 +204,12 @@ def start_or_bail(t, env=None):
         return None
 
 
-def raw_get(svc, target, timeout=30):
-    """GET with the request target sent byte for byte (no client-side
+def raw_get(svc, target, timeout=30, method="GET", body=b""):
+    """A request with its target sent byte for byte (no client-side
     normalisation); returns (status, body bytes)."""
     import socket
-    req = ("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % target).encode()
+    req = ("%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: %d\r\n\r\n"
+           % (method, target, len(body))).encode() + body
     chunks = []
     with socket.create_connection(("127.0.0.1", svc.port), timeout=timeout) as s:
         s.sendall(req)

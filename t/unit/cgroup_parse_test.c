@@ -1,4 +1,4 @@
-/* cgroup_parse_test.c - where sandbox/cgroup.c thinks our cgroup lives, on
+/* cgroup_parse_test.c - where sandbox/cgroup/cgroup.c thinks our cgroup lives, on
  * literal /proc/self/cgroup and /proc/self/mountinfo texts of layouts this
  * machine does not have: pure v2 under systemd, co-mounted cpu,cpuacct, a
  * container whose hierarchy mount is rooted below the hierarchy root, an
@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include "t/unit/tap.h"
+
 #include "sandbox/cgroup/cgroup_internal.h"
 
 #include <stdarg.h>
@@ -14,20 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int test_no, failures;
-
-static void
-ok (int cond, const char *fmt, ...)
-{
-  va_list ap;
-  printf ("%sok %d - ", cond ? "" : "not ", ++test_no);
-  va_start (ap, fmt);
-  vprintf (fmt, ap);
-  va_end (ap);
-  printf ("\n");
-  if (!cond)
-    failures++;
-}
 
 /* Expects dir (and, when want_mnt is set, the mount point) or an error
  * whose text contains want_err. */
@@ -40,10 +28,10 @@ expect (const char *what, const char *cg, const char *mi, const char *ctl, const
   int r = rc_cg_dir_from (cg, mi, ctl, &dir, &mnt, &err);
 
   if (want_err != NULL)
-    ok (r < 0 && err != NULL && strstr (err->msg, want_err) != NULL, "%s: error '%s'", what,
+    tap_ok (r < 0 && err != NULL && strstr (err->msg, want_err) != NULL, "%s: error '%s'", what,
         err ? err->msg : "(none)");
   else
-    ok (r == 0 && strcmp (dir, want_dir) == 0 && (want_mnt == NULL || strcmp (mnt, want_mnt) == 0),
+    tap_ok (r == 0 && strcmp (dir, want_dir) == 0 && (want_mnt == NULL || strcmp (mnt, want_mnt) == 0),
         "%s: %s", what,
         r == 0 ? dir
         : err  ? err->msg
@@ -141,14 +129,13 @@ main (void)
   expect ("listed but not mounted is named", "5:cpuacct:/\n", nested_mi, "cpuacct", NULL, NULL,
           "controller cpuacct not available (no mount");
 
-  ok (rc_cg_list_has ("rw,cpu,cpuacct", "cpu") && rc_cg_list_has ("rw,cpu,cpuacct", "cpuacct")
+  tap_ok (rc_cg_list_has ("rw,cpu,cpuacct", "cpu") && rc_cg_list_has ("rw,cpu,cpuacct", "cpuacct")
           && !rc_cg_list_has ("rw,cpuset", "cpu") && rc_cg_list_has ("cpu io memory pids", "pids")
           && !rc_cg_list_has ("cpu io memory", "mem"),
       "list matching is by whole word");
-  ok (rc_cg_name_ok ("runcell") && !rc_cg_name_ok ("a/b") && !rc_cg_name_ok ("..")
+  tap_ok (rc_cg_name_ok ("runcell") && !rc_cg_name_ok ("a/b") && !rc_cg_name_ok ("..")
           && !rc_cg_name_ok ("") && !rc_cg_name_ok (NULL),
       "subtree names are single components");
 
-  printf ("1..%d\n", test_no);
-  return failures ? 1 : 0;
+  return tap_done ();
 }

@@ -56,6 +56,11 @@ test_parse (void)
     "{\"slug\":\"x\",\"solutionFile\":\"a\",\"checkerRequired\":true}",
     "{\"slug\":\"x\",\"solutionFile\":\"a\",\"tmpSize\":\"lots\"}",
     "{\"slug\":\"x\",\"solutionFile\":\"a\",\"overlayPaths\":[\"rel\"]}",
+    /* hostPaths the job's own mounts would cover: refused at load, not
+     * by every slot's init at start */
+    "{\"slug\":\"x\",\"solutionFile\":\"a\",\"hostPaths\":[\"/tmp/toolchain\"]}",
+    "{\"slug\":\"x\",\"solutionFile\":\"a\",\"hostPaths\":[\"/lang/other\"]}",
+    "{\"slug\":\"x\",\"solutionFile\":\"a\",\"hostPaths\":[\"/opt/x/..\"]}",
     "{\"slug\":\"x\",\"solutionFile\":\"a\",\"defaultLimits\":{\"pids\":-1}}",
     "[]",
   };

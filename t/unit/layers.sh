@@ -1,11 +1,13 @@
 #!/bin/bash
 # layers.sh - the layering the architecture promises, checked on the sources.
 #
-# The libraries link one way (libfcgi.a -> libsandbox.a -> libcommon.a), so a
-# call in the wrong direction fails the link; this test holds what the
-# linker cannot see: privileged host work (mounts, namespaces, uid and owner
-# changes) lives in sandbox/ only, and no header is included against the
-# direction of the layers.  TAP.
+# The layers are common/ <- sandbox/ <- fcgi/ (cli/ uses common/ and
+# sandbox/).  layers_link.sh checks the built libraries' symbols; this test
+# holds what no linker sees: privileged host work (mounts, namespaces, uid
+# and owner changes) lives in sandbox/ only, no header is included against
+# the direction of the layers, and fcgi/ and cli/ use the sandbox through
+# its public headers (sandbox/*.h), never a room's (sandbox/<room>/*.h).
+# TAP.
 set -u
 top=${srcdir:-$(dirname "$0")/../..}
 cd "$top" || { echo "1..0 # SKIP no source tree"; exit 0; }
@@ -49,12 +51,14 @@ includes_in () { # includes_in DIR FORBIDDEN-PREFIX...
 }
 
 [ -d fcgi ] && [ -d sandbox ] && [ -d common ] || { echo "1..0 # SKIP no fcgi/ sandbox/ common/ below $top"; exit 0; }
-echo "1..6"
+echo "1..7"
 check "no file in fcgi/ calls mount, umount, unshare, setns, setresuid, chown or their kin" "$(calls_in fcgi)"
 check "no file in common/ does privileged host work either" "$(calls_in common)"
 check "common/ includes no sandbox/ or fcgi/ header" "$(includes_in common sandbox fcgi)"
 check "sandbox/ includes no fcgi/ header" "$(includes_in sandbox fcgi)"
 check "cli/ (the runcell command) includes no fcgi/ header" "$( [ -d cli ] && includes_in cli fcgi)"
+check "fcgi/ and cli/ include only the sandbox's public headers, no room's" \
+  "$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"sandbox/[a-z_]+/' --include='*.[ch]' fcgi cli || true)"
 # The checker itself must see a call, or every check above is vacuous.
 probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT

@@ -127,27 +127,32 @@ test_sse (void)
   struct rc_buf out = { 0 }, ev = { 0 };
   memset (&t, 0, sizeof t);
   /* "é" is C3 A9: cut after C3. */
-  tap_ok (rc_sse_output (&t, 1, "caf\xc3", 4, &out) && strcmp (out.data, "{\"data\":\"caf\"}") == 0,
+  tap_ok (rc_sse_output (&t, 1, "caf\xc3", 4, false, &out)
+              && strcmp (out.data, "{\"data\":\"caf\"}") == 0,
           "a chunk ending mid-character sends what is whole");
-  tap_ok (rc_sse_output (&t, 1, "\xa9!", 2, &out)
+  tap_ok (rc_sse_output (&t, 1, "\xa9!", 2, false, &out)
               && strcmp (out.data, "{\"data\":\"\xc3\xa9!\"}") == 0,
           "and the character whole with the next chunk");
-  tap_ok (!rc_sse_output (&t, 2, "\xe2\x82", 2, &out), "two bytes of three: nothing yet");
-  tap_ok (rc_sse_output (&t, 2, "\xac", 1, &out)
+  tap_ok (!rc_sse_output (&t, 2, "\xe2\x82", 2, false, &out), "two bytes of three: nothing yet");
+  tap_ok (rc_sse_output (&t, 2, "\xac", 1, false, &out)
               && strcmp (out.data, "{\"data\":\"\xe2\x82\xac\"}") == 0,
           "then the euro sign, on its own stream");
-  tap_ok (!rc_sse_output (&t, 1, "\xf0", 1, &out) && rc_sse_output_flush (&t, 1, &out)
-              && strcmp (out.data, "{\"data\":\"\xef\xbf\xbd\"}") == 0,
-          "a stream that ends mid-character: its bytes are flushed (as U+FFFD)");
-  tap_ok (!rc_sse_output_flush (&t, 2, &out), "nothing held: nothing flushed");
+  tap_ok (!rc_sse_output (&t, 1, "\xf0", 1, false, &out) && rc_sse_output_flush (&t, 1, false, &out)
+              && strcmp (out.data, "{\"data\":{\"base64\":\"8A==\"}}") == 0,
+          "a stream that ends mid-character: its bytes are flushed, as base64 (not UTF-8)");
+  tap_ok (!rc_sse_output_flush (&t, 2, false, &out), "nothing held: nothing flushed");
   tap_ok (rc_sse_output (&t, 1,
                          "a\xff"
-                         "b\n",
-                         4, &out)
-              && strcmp (out.data, "{\"data\":\"a\xef\xbf\xbd"
-                                   "b\\n\"}")
-                     == 0,
-          "an invalid byte mid-chunk is U+FFFD, a newline an escape");
+                         "b",
+                         3, false, &out)
+              && strcmp (out.data, "{\"data\":{\"base64\":\"Yf9i\"}}") == 0,
+          "a chunk that is not UTF-8 is base64, as the answer writes output");
+  tap_ok (rc_sse_output (&t, 1, "ok\n", 3, true, &out)
+              && strcmp (out.data, "{\"data\":{\"base64\":\"b2sK\"}}") == 0,
+          "with \"encoding\": \"base64\", every chunk is base64");
+  tap_ok (rc_sse_output (&t, 1, "a\tb\n", 4, false, &out)
+              && strcmp (out.data, "{\"data\":\"a\\tb\\n\"}") == 0,
+          "text: control characters are escapes");
   rc_sse_format (&ev, 3, "stdout", out.data, out.len);
   tap_ok (strncmp (ev.data, "id: 3\nevent: stdout\ndata: {", 27) == 0 && ev.len > 2
               && memcmp (ev.data + ev.len - 2, "\n\n", 2) == 0

@@ -47,7 +47,8 @@ main (void)
               && strcmp (res.body.data, "ok\n") == 0,
           "GET /health -> 200 ok");
   rc_buf_free (&res.body);
-  tap_ok (route (&app, "GET", "/nope", NULL, NULL, false, &res) == 404 && body_has (&res, "\"error\""),
+  tap_ok (route (&app, "GET", "/nope", NULL, NULL, false, &res) == 404
+              && body_has (&res, "\"error\""),
           "unknown path -> 404 JSON");
   rc_buf_free (&res.body);
   tap_ok (route (&app, "GET", "/run", NULL, NULL, false, &res) == 405 && res.allow
@@ -61,7 +62,8 @@ main (void)
               && body_has (&res, "payload too large"),
           "body over RUN_INPUT_MAX -> 413 payload too large");
   rc_buf_free (&res.body);
-  tap_ok (route (&app, "POST", "/run", "{oops", NULL, false, &res) == 400 && body_has (&res, "invalid JSON"),
+  tap_ok (route (&app, "POST", "/run", "{oops", NULL, false, &res) == 400
+              && body_has (&res, "invalid JSON"),
           "malformed JSON -> 400");
   rc_buf_free (&res.body);
   tap_ok (route (&app, "POST", "/run", "{\"solution_text\":\"x\",\"lang_slug\":\"nope\"}", NULL,
@@ -70,11 +72,35 @@ main (void)
               && body_has (&res, "unsupported lang_slug"),
           "unknown lang_slug -> 400");
   rc_buf_free (&res.body);
-  tap_ok (route (&app, "POST", "/shutdown", NULL, NULL, false, &res) == 404 && !app.shutdown_requested,
+  tap_ok (route (&app, "POST", "/shutdown", NULL, NULL, false, &res) == 404
+              && !app.shutdown_requested,
           "POST /shutdown without ALLOW_SHUTDOWN -> 404");
   rc_buf_free (&res.body);
+  {
+    /* The router matches the path as sent: a segment is decoded before
+     * it is compared, {path} is handed over raw. */
+    struct rc_http_request req = { 0 };
+    memset (&res, 0, sizeof res);
+    req.method = "GET";
+    req.path = "/sessions";
+    req.raw_path = "/%73essions/nope/files/a%2F..%2Fb";
+    req.query = "";
+    req.body = "";
+    rc_route (&app, &req, &res);
+    tap_ok (res.status == 404 && body_has (&res, "session not found"),
+            "an escaped literal segment still matches its route (%d)", res.status);
+    rc_buf_free (&res.body);
+    memset (&res, 0, sizeof res);
+    req.raw_path = "/sessions/a%2Fb/execute";
+    req.method = "POST";
+    rc_route (&app, &req, &res);
+    tap_ok (res.status == 404 && body_has (&res, "\"not found\""),
+            "a decoded '/' inside a segment is no route (%d)", res.status);
+    rc_buf_free (&res.body);
+  }
   cfg.allow_shutdown = true;
-  tap_ok (route (&app, "POST", "/shutdown", NULL, NULL, false, &res) == 200 && app.shutdown_requested,
+  tap_ok (route (&app, "POST", "/shutdown", NULL, NULL, false, &res) == 200
+              && app.shutdown_requested,
           "POST /shutdown with ALLOW_SHUTDOWN -> 200 and drain requested");
   rc_buf_free (&res.body);
   tap_ok (route (&app, "GET", "/shutdown", NULL, NULL, false, &res) == 405,

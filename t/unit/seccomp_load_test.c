@@ -14,6 +14,8 @@
  */
 #include "config.h"
 
+#include "t/unit/tap.h"
+
 #include "sandbox/seccomp/seccomp_filter.h"
 
 #include <errno.h>
@@ -27,20 +29,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int test_no, failures;
-
-static void
-ok (int cond, const char *fmt, ...)
-{
-  va_list ap;
-  printf ("%sok %d - ", cond ? "" : "not ", ++test_no);
-  va_start (ap, fmt);
-  vprintf (fmt, ap);
-  va_end (ap);
-  printf ("\n");
-  if (!cond)
-    failures++;
-}
 
 struct run
 {
@@ -140,7 +128,7 @@ static void
 filtered_line (bool pass, const char *desc, void *ud)
 {
   (void)ud;
-  ok (pass, "filtered: %s", desc);
+  tap_ok (pass, "filtered: %s", desc);
 }
 
 static void
@@ -151,11 +139,11 @@ control_line (bool pass, const char *desc, void *ud)
   /* i386 on a kernel without the i386 entry faults either way (the probe
    * checks the fault is on its own int $0x80). */
   if (deny && strstr (desc, "no i386 entry") != NULL)
-    ok (1, "unfiltered control: %s (cannot differ here)", desc);
+    tap_ok (1, "unfiltered control: %s (cannot differ here)", desc);
   else if (deny)
-    ok (!pass, "unfiltered control: %s fails without the filter", desc);
+    tap_ok (!pass, "unfiltered control: %s fails without the filter", desc);
   else
-    ok (pass, "unfiltered control: %s passes without the filter", desc);
+    tap_ok (pass, "unfiltered control: %s passes without the filter", desc);
 }
 
 int
@@ -169,13 +157,13 @@ main (void)
   int n_filtered, n_bare;
 
   snprintf (probe, sizeof (probe), "%s/t/isolation/syscall_probe", top ? top : ".");
-  ok (rc_seccomp_build (&prog, &err) == 0, "filter built");
+  tap_ok (rc_seccomp_build (&prog, &err) == 0, "filter built");
   if (err != NULL)
     {
       printf ("Bail out! %s\n", rc_error_text (err));
       return 1;
     }
-  ok (access (probe, X_OK) == 0, "probe %s is executable", probe);
+  tap_ok (access (probe, X_OK) == 0, "probe %s is executable", probe);
   if (run_probe (probe, &prog, &filtered) < 0 || run_probe (probe, NULL, &bare) < 0)
     {
       printf ("Bail out! cannot run the probe\n");
@@ -183,15 +171,14 @@ main (void)
     }
 
   n_filtered = each_line (&filtered, filtered_line, NULL);
-  ok (n_filtered > 80 && WIFEXITED (filtered.status) && WEXITSTATUS (filtered.status) == 0,
+  tap_ok (n_filtered > 80 && WIFEXITED (filtered.status) && WEXITSTATUS (filtered.status) == 0,
       "filtered probe: %d lines, exit status 0", n_filtered);
   n_bare = each_line (&bare, control_line, NULL);
-  ok (n_bare == n_filtered && WIFEXITED (bare.status) && WEXITSTATUS (bare.status) == 1,
+  tap_ok (n_bare == n_filtered && WIFEXITED (bare.status) && WEXITSTATUS (bare.status) == 1,
       "unfiltered probe: %d lines, exit status 1", n_bare);
 
   free (filtered.out);
   free (bare.out);
   rc_seccomp_free (&prog);
-  printf ("1..%d\n", test_no);
-  return failures ? 1 : 0;
+  return tap_done ();
 }

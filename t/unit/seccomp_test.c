@@ -12,6 +12,8 @@
  */
 #include "config.h"
 
+#include "t/unit/tap.h"
+
 #include "sandbox/seccomp/seccomp_filter.h"
 #include "sandbox/seccomp/seccomp_rules.h"
 
@@ -53,20 +55,6 @@
 #define CLONE_NEWCGROUP 0x02000000
 #endif
 
-static int test_no, failures;
-
-static void
-ok (int cond, const char *fmt, ...)
-{
-  va_list ap;
-  printf ("%sok %d - ", cond ? "" : "not ", ++test_no);
-  va_start (ap, fmt);
-  vprintf (fmt, ap);
-  va_end (ap);
-  printf ("\n");
-  if (!cond)
-    failures++;
-}
 
 /* --- a classic BPF interpreter, enough for any seccomp program --- */
 
@@ -322,7 +310,7 @@ main (void)
 
   {
     int built = rc_seccomp_build (&prog, &err);
-    ok (built == 0 && prog.len > 0 && prog.len <= BPF_MAXINSNS,
+    tap_ok (built == 0 && prog.len > 0 && prog.len <= BPF_MAXINSNS,
         "build and export (%u instructions)", prog.len);
   }
   if (err != NULL || prog.len == 0)
@@ -346,7 +334,7 @@ main (void)
                && memcmp (copy, prog.insns + RC_SECCOMP_PRELUDE_LEN, (size_t)st.st_size) == 0;
         free (copy);
       }
-    ok (same,
+    tap_ok (same,
         "rc_seccomp_context_new has the same rules as the exported program after its prelude");
     if (ctx != NULL)
       seccomp_release (ctx);
@@ -362,7 +350,7 @@ main (void)
     struct sock_filter *fresh = NULL;
     size_t n = 0;
     int r2 = rc_seccomp_compile (&fresh, &n, &err);
-    ok (r2 == 0 && n == prog.len && memcmp (fresh, prog.insns, n * sizeof *fresh) == 0
+    tap_ok (r2 == 0 && n == prog.len && memcmp (fresh, prog.insns, n * sizeof *fresh) == 0
             && memcmp (prog.insns, rc_seccomp_prelude,
                        sizeof (struct sock_filter) * RC_SECCOMP_PRELUDE_LEN)
                    == 0,
@@ -377,10 +365,10 @@ main (void)
     {
       int nr = seccomp_syscall_resolve_name (kill_names[i]);
       r = native (nr, 0, 0);
-      ok (nr >= 0 && IS_KILL (r), "%s (%d) -> %s", kill_names[i], nr, describe (r));
+      tap_ok (nr >= 0 && IS_KILL (r), "%s (%d) -> %s", kill_names[i], nr, describe (r));
     }
   r = native (467, 0, 0);
-  ok (IS_KILL (r), "open_tree_attr (467) -> %s", describe (r));
+  tap_ok (IS_KILL (r), "open_tree_attr (467) -> %s", describe (r));
 
   /* Ordinary calls pass. */
   {
@@ -389,19 +377,19 @@ main (void)
     int all = 1;
     for (size_t i = 0; i < sizeof (allowed) / sizeof (allowed[0]); i++)
       all &= IS_ALLOW (native (allowed[i], 0, 0));
-    ok (all, "read, write, openat, getpid, execve, mmap, exit_group, fork, wait4, prctl allowed");
+    tap_ok (all, "read, write, openat, getpid, execve, mmap, exit_group, fork, wait4, prctl allowed");
   }
   r = native (SYS_write, 1, 0x1000);
-  ok (IS_ALLOW (r), "write -> %s", describe (r));
+  tap_ok (IS_ALLOW (r), "write -> %s", describe (r));
 
   /* clone */
   r = native (SYS_clone, SIGCHLD, 0);
-  ok (IS_ALLOW (r), "clone(SIGCHLD) -> %s", describe (r));
+  tap_ok (IS_ALLOW (r), "clone(SIGCHLD) -> %s", describe (r));
   r = native (SYS_clone,
               CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM
                   | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID,
               0);
-  ok (IS_ALLOW (r), "clone(pthread_create flags) -> %s", describe (r));
+  tap_ok (IS_ALLOW (r), "clone(pthread_create flags) -> %s", describe (r));
   {
     static const struct
     {
@@ -416,49 +404,49 @@ main (void)
     for (size_t i = 0; i < sizeof (news) / sizeof (news[0]); i++)
       {
         r = native (SYS_clone, news[i].flag | SIGCHLD, 0);
-        ok (IS_ERRNO (r, EPERM), "clone(%s|SIGCHLD) -> %s", news[i].name, describe (r));
+        tap_ok (IS_ERRNO (r, EPERM), "clone(%s|SIGCHLD) -> %s", news[i].name, describe (r));
       }
   }
   r = native (SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | 0xffffffff00000000ull, 0);
-  ok (IS_ERRNO (r, EPERM), "clone(CLONE_NEWUSER|CLONE_NEWNS|high bits) -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, EPERM), "clone(CLONE_NEWUSER|CLONE_NEWNS|high bits) -> %s", describe (r));
   r = native (SYS_clone3, 0x1000, 88);
-  ok (IS_ERRNO (r, ENOSYS), "clone3 -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, ENOSYS), "clone3 -> %s", describe (r));
 
   /* io_uring */
   r = native (SYS_io_uring_setup, 8, 0x1000);
-  ok (IS_ERRNO (r, EPERM), "io_uring_setup -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, EPERM), "io_uring_setup -> %s", describe (r));
   r = native (SYS_io_uring_enter, 3, 1);
-  ok (IS_ERRNO (r, EPERM), "io_uring_enter -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, EPERM), "io_uring_enter -> %s", describe (r));
   r = native (SYS_io_uring_register, 3, 0);
-  ok (IS_ERRNO (r, EPERM), "io_uring_register -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, EPERM), "io_uring_register -> %s", describe (r));
 
   /* ioctl: the request is compared on its low 32 bits only. */
   r = native (SYS_ioctl, 0, TIOCSTI);
-  ok (IS_ERRNO (r, EPERM), "ioctl(0, TIOCSTI) -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, EPERM), "ioctl(0, TIOCSTI) -> %s", describe (r));
   r = native (SYS_ioctl, 0, TIOCSTI | 0x100000000ull);
-  ok (IS_ERRNO (r, EPERM), "ioctl(0, TIOCSTI | 1 << 32) -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, EPERM), "ioctl(0, TIOCSTI | 1 << 32) -> %s", describe (r));
   r = native (SYS_ioctl, 0, TIOCLINUX);
-  ok (IS_ERRNO (r, EPERM), "ioctl(0, TIOCLINUX) -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, EPERM), "ioctl(0, TIOCLINUX) -> %s", describe (r));
   r = native (SYS_ioctl, 0, TIOCLINUX | 0xdead00000000ull);
-  ok (IS_ERRNO (r, EPERM), "ioctl(0, TIOCLINUX | high bits) -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, EPERM), "ioctl(0, TIOCLINUX | high bits) -> %s", describe (r));
   r = native (SYS_ioctl, 0, TCGETS);
-  ok (IS_ALLOW (r), "ioctl(0, TCGETS) -> %s", describe (r));
+  tap_ok (IS_ALLOW (r), "ioctl(0, TCGETS) -> %s", describe (r));
   r = native (SYS_ioctl, 0, FIONREAD);
-  ok (IS_ALLOW (r), "ioctl(0, FIONREAD) -> %s", describe (r));
+  tap_ok (IS_ALLOW (r), "ioctl(0, FIONREAD) -> %s", describe (r));
 
   /* sockets */
   r = native (SYS_socket, AF_VSOCK, SOCK_STREAM);
-  ok (IS_ERRNO (r, EPERM), "socket(AF_VSOCK) -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, EPERM), "socket(AF_VSOCK) -> %s", describe (r));
   r = native (SYS_socket, AF_INET, SOCK_STREAM);
-  ok (IS_ALLOW (r), "socket(AF_INET) -> %s", describe (r));
+  tap_ok (IS_ALLOW (r), "socket(AF_INET) -> %s", describe (r));
   r = native (SYS_socket, AF_UNIX, SOCK_STREAM);
-  ok (IS_ALLOW (r), "socket(AF_UNIX) -> %s", describe (r));
+  tap_ok (IS_ALLOW (r), "socket(AF_UNIX) -> %s", describe (r));
 
   /* RLIMIT_CORE is fixed (a piped core_pattern) */
   r = native (SYS_setrlimit, RLIMIT_CORE, 0x1000);
-  ok (IS_ERRNO (r, EPERM), "setrlimit(RLIMIT_CORE) -> %s", describe (r));
+  tap_ok (IS_ERRNO (r, EPERM), "setrlimit(RLIMIT_CORE) -> %s", describe (r));
   r = native (SYS_setrlimit, RLIMIT_NOFILE, 0x1000);
-  ok (IS_ALLOW (r), "setrlimit(RLIMIT_NOFILE) -> %s", describe (r));
+  tap_ok (IS_ALLOW (r), "setrlimit(RLIMIT_NOFILE) -> %s", describe (r));
   {
     struct seccomp_data d;
     memset (&d, 0, sizeof (d));
@@ -467,14 +455,14 @@ main (void)
     d.args[1] = RLIMIT_CORE;
     d.args[2] = 0x1000;
     r = bpf_run (prog.insns, prog.len, &d);
-    ok (IS_ERRNO (r, EPERM), "prlimit64(0, RLIMIT_CORE, new) -> %s", describe (r));
+    tap_ok (IS_ERRNO (r, EPERM), "prlimit64(0, RLIMIT_CORE, new) -> %s", describe (r));
     d.args[2] = 0;
     r = bpf_run (prog.insns, prog.len, &d);
-    ok (IS_ALLOW (r), "prlimit64(0, RLIMIT_CORE, NULL) -> %s", describe (r));
+    tap_ok (IS_ALLOW (r), "prlimit64(0, RLIMIT_CORE, NULL) -> %s", describe (r));
     d.args[1] = RLIMIT_NOFILE;
     d.args[2] = 0x1000;
     r = bpf_run (prog.insns, prog.len, &d);
-    ok (IS_ALLOW (r), "prlimit64(0, RLIMIT_NOFILE, new) -> %s", describe (r));
+    tap_ok (IS_ALLOW (r), "prlimit64(0, RLIMIT_NOFILE, new) -> %s", describe (r));
   }
 
   /* personality */
@@ -500,7 +488,7 @@ main (void)
       {
         int want = personality_allowed (cases[i].v);
         r = native (SYS_personality, cases[i].v, 0);
-        ok (want ? IS_ALLOW (r) : IS_KILL (r), "personality(%s) -> %s", cases[i].what,
+        tap_ok (want ? IS_ALLOW (r) : IS_KILL (r), "personality(%s) -> %s", cases[i].what,
             describe (r));
       }
   }
@@ -521,41 +509,41 @@ main (void)
         if ((personality_allowed (v) ? IS_ALLOW (r) : IS_KILL (r)) == 0 && bad++ == 0)
           first_bad = v;
       }
-    ok (bad == 0, "personality: 20000 sampled values decided as intended (%d wrong, first 0x%llx)",
+    tap_ok (bad == 0, "personality: 20000 sampled values decided as intended (%d wrong, first 0x%llx)",
         bad, (unsigned long long)first_bad);
   }
 
   /* Other ABIs: x32 numbers (bit 30) and i386 are killed, even getpid. */
   r = native (SYS_write | X32_BIT, 1, 0);
-  ok (IS_KILL (r), "x32 write (nr|0x40000000) -> %s", describe (r));
+  tap_ok (IS_KILL (r), "x32 write (nr|0x40000000) -> %s", describe (r));
   r = native (SYS_getpid | X32_BIT, 0, 0);
-  ok (IS_KILL (r), "x32 getpid -> %s", describe (r));
+  tap_ok (IS_KILL (r), "x32 getpid -> %s", describe (r));
   r = native (SYS_mount | X32_BIT, 0, 0);
-  ok (IS_KILL (r), "x32 mount -> %s", describe (r));
+  tap_ok (IS_KILL (r), "x32 mount -> %s", describe (r));
   r = native (SYS_clone | X32_BIT, CLONE_NEWUSER, 0);
-  ok (IS_KILL (r), "x32 clone(CLONE_NEWUSER) -> %s", describe (r));
+  tap_ok (IS_KILL (r), "x32 clone(CLONE_NEWUSER) -> %s", describe (r));
   r = native (X32_BIT + 512, 0, 0);
-  ok (IS_KILL (r), "x32-only number 512 -> %s", describe (r));
+  tap_ok (IS_KILL (r), "x32-only number 512 -> %s", describe (r));
   /* The prelude lets personality of another ABI through to libseccomp's
    * program, which must kill it whatever the argument. */
   r = native (SYS_personality | X32_BIT, 0, 0);
-  ok (IS_KILL (r), "x32 personality(PER_LINUX) -> %s", describe (r));
+  tap_ok (IS_KILL (r), "x32 personality(PER_LINUX) -> %s", describe (r));
   r = decide (AUDIT_ARCH_I386, 136, 0, 0);
-  ok (IS_KILL (r), "i386 personality(PER_LINUX) -> %s", describe (r));
+  tap_ok (IS_KILL (r), "i386 personality(PER_LINUX) -> %s", describe (r));
   r = decide (AUDIT_ARCH_I386, SYS_personality, 0xffffffffu, 0);
-  ok (IS_KILL (r), "i386 call numbered like x86_64 personality -> %s", describe (r));
+  tap_ok (IS_KILL (r), "i386 call numbered like x86_64 personality -> %s", describe (r));
   r = decide (AUDIT_ARCH_I386, 4, 1, 0);
-  ok (IS_KILL (r), "i386 write -> %s", describe (r));
+  tap_ok (IS_KILL (r), "i386 write -> %s", describe (r));
   r = decide (AUDIT_ARCH_I386, 20, 0, 0);
-  ok (IS_KILL (r), "i386 getpid -> %s", describe (r));
+  tap_ok (IS_KILL (r), "i386 getpid -> %s", describe (r));
   r = decide (AUDIT_ARCH_I386, 102, 1, 0);
-  ok (IS_KILL (r), "i386 socketcall -> %s", describe (r));
+  tap_ok (IS_KILL (r), "i386 socketcall -> %s", describe (r));
   r = decide (AUDIT_ARCH_AARCH64_VALUE, 64, 1, 0);
-  ok (IS_KILL (r), "aarch64 write -> %s", describe (r));
+  tap_ok (IS_KILL (r), "aarch64 write -> %s", describe (r));
   /* nr -1 is what a tracer's "skip this syscall" looks like; libseccomp
    * lets it through and the kernel returns ENOSYS for it. */
   r = native (-1, 0, 0);
-  ok (IS_ALLOW (r), "nr -1 -> %s (kernel: ENOSYS)", describe (r));
+  tap_ok (IS_ALLOW (r), "nr -1 -> %s (kernel: ENOSYS)", describe (r));
 
   /* The interpreter itself is not constant: a tiny program of our own. */
   {
@@ -568,12 +556,11 @@ main (void)
     struct seccomp_data d = { .nr = 7 };
     uint32_t a = bpf_run (tiny, 4, &d);
     d.nr = 8;
-    ok (a == (SECCOMP_RET_ERRNO | 9) && bpf_run (tiny, 4, &d) == SECCOMP_RET_ALLOW,
+    tap_ok (a == (SECCOMP_RET_ERRNO | 9) && bpf_run (tiny, 4, &d) == SECCOMP_RET_ALLOW,
         "interpreter control: a hand-written program decides both ways");
   }
 
   rc_seccomp_free (&prog);
-  ok (prog.insns == NULL && prog.len == 0, "free clears the program");
-  printf ("1..%d\n", test_no); /* trailing plan: TAP allows it */
-  return failures ? 1 : 0;
+  tap_ok (prog.insns == NULL && prog.len == 0, "free clears the program");
+  return tap_done ();
 }

@@ -1,4 +1,4 @@
-/* thrash_test.c - the thrash watch's rule (sandbox/thrash.c) on made-up
+/* thrash_test.c - the thrash watch's rule (sandbox/process/thrash.c) on made-up
  * sample series: which ones end a step with the memory verdict, and when.
  * The series are what memory.stat showed for the cases named (a node
  * memory bomb on a cold page cache refaulted ~60000 pages/s at 256 MiB).
