@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 /* One word per slot: state (8 bits) | claim sequence (24) | owner (32). */
-#define W_STATE(w) ((enum rc_slot_state) ((w) >> 56))
+#define W_STATE(w) ((enum rc_slot_state)((w) >> 56))
 #define W_SEQ(w) ((uint32_t)(((w) >> 32) & 0xffffffu))
 #define W_OWNER(w) ((pid_t)(uint32_t)(w))
 #define W_MAKE(st, seq, owner)                                                                     \
-  (((uint64_t)(st) << 56) | ((uint64_t)((seq)&0xffffffu) << 32) | (uint64_t)(uint32_t)(owner))
+  (((uint64_t)(st) << 56) | ((uint64_t)((seq) & 0xffffffu) << 32) | (uint64_t)(uint32_t)(owner))
 
 struct slot_entry
 {
