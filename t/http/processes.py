@@ -24,10 +24,14 @@ Checked:
   - RUN_MAX_PROCESSES caps live processes (429), kept ones do not count;
     processes count against RUN_CONCURRENCY (a job gets 429);
   - a process in a session runs in its directory: what it writes stays;
-  - unknown ids are 404, bad bodies 400, all as JSON.
+  - unknown ids are 404, bad bodies 400, all as JSON;
+  - SIGTERM to the service with a process running: its program is killed,
+    its subscriber reads the exit event, no supervisor is left.
 Needs root (the sandbox), python, c and bash.
 """
 
+import signal
+import subprocess
 import time
 
 import rchttp
@@ -348,5 +352,36 @@ for path, b in bad:
 svc.request("DELETE", "/v1/processes/" + pid)
 
 t.ok("worker_exited" not in svc.fcgi_log_tail(100000), "no worker died on the way")
+
+# -- the service stops with a process running ---------------------------------------
+
+
+def supervisors():
+    out = []
+    for p in rchttp.descendants_of(svc.master_pid()):
+        try:
+            with open("/proc/%d/comm" % p) as f:
+                if f.read().strip() == "runcell-proc":
+                    out.append(p)
+        except OSError:
+            pass
+    return out
+
+
+r = start("import time\nprint('up', flush=True)\ntime.sleep(60)\n",
+          limits={"idleMs": 60000, "wallTimeMs": 60000})
+ev = events(r.json["id"])
+ev.until(lambda e: e["event"] == "stdout", 20)
+sups = supervisors()
+svc.fcgi.send_signal(signal.SIGTERM)  # nginx stays up: the stream can end properly
+rest = ev.rest(20)
+try:
+    status = svc.fcgi.wait(timeout=30)
+except subprocess.TimeoutExpired:
+    status = None
+t.ok(sups and status == 0 and not any(rchttp.pid_alive(p) for p in sups)
+     and rest and rest[-1]["event"] == "exit" and rest[-1]["data"]["signal"] == "SIGKILL",
+     "SIGTERM with a process running: the program is killed, its subscriber gets the exit "
+     "event, no supervisor is left, runcell-fcgi exits 0", lambda: repr((sups, status, rest[-1:])))
 svc.stop()
 t.exit()
