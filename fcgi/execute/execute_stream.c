@@ -136,6 +136,12 @@ rc_execute_stream (struct rc_app *app, struct rc_job *job, bool base64,
   rc_err_t err = NULL;
   int k;
 
+  if (app->sandbox == NULL || rc_sandbox_mode_of (app->sandbox) != RC_SANDBOX_ISOLATED)
+    {
+      /* The development fallback runs a job in one blocking call. */
+      rc_http_error (res, 501, "streaming needs the sandbox (runcell runs without it here)");
+      return;
+    }
   if (rc_app_claim (app, 0, res, &claim) < 0)
     return;
   job->spec.slot = claim.slot;
