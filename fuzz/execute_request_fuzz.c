@@ -16,7 +16,7 @@
  *  - it re-validates: written back as JSON (common/json_out.c, program
  *    data through the /v1 renderer: a string, or {"base64": ...} for bytes
  *    that are not UTF-8) and parsed again, it is the same request,
- *    compileLimits and encoding included.
+ *    compileLimits, encoding and tty included.
  */
 #include "config.h"
 
@@ -157,7 +157,8 @@ write_back (const struct rc_execute_request *r, struct rc_buf *b)
         rc_json_key (b, &first_limit, rc_limit_fields[i].key);
         rc_json_u64 (b, limit_of (&r->limits.compile, i) / rc_limit_fields[i].scale);
       }
-  rc_buf_append_str (b, r->base64_out ? "},\"encoding\":\"base64\"}" : "}}");
+  rc_buf_append_str (b, r->base64_out ? "},\"encoding\":\"base64\"" : "}");
+  rc_buf_append_str (b, r->tty ? ",\"tty\":true}" : "}");
 }
 
 static void
@@ -184,6 +185,7 @@ check_same (const struct rc_execute_request *a, const struct rc_execute_request 
   FUZZ_CHECK (memcmp (&a->limits, &b->limits, sizeof a->limits) == 0,
               "limits survive the round trip");
   FUZZ_CHECK (a->base64_out == b->base64_out, "the encoding survives the round trip");
+  FUZZ_CHECK (a->tty == b->tty, "tty survives the round trip");
 }
 
 int
