@@ -1,7 +1,7 @@
 /* loop.c - the "bare" side of the benchmarks: runs a command again and
  * again with plain fork + execv + waitpid, and prints what one run costs.
  *
- *   loop [-n COUNT] [-c CONCURRENCY] [-w WARMUP] -- CMD ARGS...
+ *   loop [-n COUNT] [-c CONCURRENCY] [-w WARMUP] [-i INPUT] -- CMD ARGS...
  *
  * Output, one line: "runs=N conc=C p50_ms=.. p99_ms=.. mean_ms=.. jobs_per_s=..
  * cpu_ms_per_run=..".  It is the bare counterpart of `runcell exec
@@ -11,9 +11,11 @@
  * latencies under that concurrency and the throughput of the whole.
  *
  * The command's stdio is /dev/null: the benchmarks compare running, not
- * printing.  CPU per run includes the loopers' own forks.  A command that does
- * not exit 0 makes the run fail (exit 1), so a broken setup never passes
- * for a fast one.  bench/run compiles this with the system cc at start.
+ * printing; with -i its stdin is INPUT, opened for each run (the judge's
+ * bare side: the judged program reading its test).  CPU per run includes
+ * the loopers' own forks.  A command that does not exit 0 makes the run
+ * fail (exit 1), so a broken setup never passes for a fast one.  bench/run
+ * compiles this with the system cc at start.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +44,8 @@ cmp_double (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+static const char *input; /* -i: each run's stdin */
+
 /* One run: 0 when the command exited 0. */
 static int
 run_once (char **argv, int devnull)
@@ -52,7 +56,10 @@ run_once (char **argv, int devnull)
     return -1;
   if (pid == 0)
     {
-      dup2 (devnull, 0);
+      int in = input ? open (input, O_RDONLY) : devnull;
+      if (in < 0)
+        _exit (126);
+      dup2 (in, 0);
       dup2 (devnull, 1);
       dup2 (devnull, 2);
       execv (argv[0], argv);
@@ -73,7 +80,7 @@ main (int argc, char **argv)
   int *failed;
   struct rusage ru;
 
-  while ((opt = getopt (argc, argv, "n:c:w:")) != -1)
+  while ((opt = getopt (argc, argv, "n:c:w:i:")) != -1)
     switch (opt)
       {
       case 'n':
@@ -85,8 +92,12 @@ main (int argc, char **argv)
       case 'w':
         warmup = strtol (optarg, NULL, 10);
         break;
+      case 'i':
+        input = optarg;
+        break;
       default:
-        fprintf (stderr, "usage: loop [-n COUNT] [-c CONC] [-w WARMUP] -- CMD ARGS...\n");
+        fprintf (stderr,
+                 "usage: loop [-n COUNT] [-c CONC] [-w WARMUP] [-i INPUT] -- CMD ARGS...\n");
         return 2;
       }
   /* Bounded: the benchmarks never ask for more, and a typo must not run

@@ -382,6 +382,44 @@ load_lang_overrides (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t
   return ret;
 }
 
+/* RUN_JUDGE_*: the judge's bounds on one request. */
+static int
+load_judge (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
+{
+  struct rc_judge_config *j = &cfg->judge;
+  uint64_t n;
+  const char *v;
+
+  j->parallel = 4;
+  j->max_tests = 1000;
+  j->input_max = 64ULL << 20;
+  j->wall_max_ms = 600000;
+  j->echo_bytes = 4096;
+  n = j->parallel;
+  if (rc_config_env_u64 (get, ud, "RUN_JUDGE_PARALLEL", 1, 1024, &n, err) < 0)
+    return -1;
+  j->parallel = (unsigned)n;
+  n = j->max_tests;
+  if (rc_config_env_u64 (get, ud, "RUN_JUDGE_MAX_TESTS", 1, 1000000, &n, err) < 0)
+    return -1;
+  j->max_tests = (unsigned)n;
+  /* The body is parsed whole in a worker: 1 GiB bounds what one request
+   * may make it hold. */
+  if (rc_config_env_size (get, ud, "RUN_JUDGE_INPUT_MAX", 1, &j->input_max, err) < 0)
+    return -1;
+  if (j->input_max > (1ULL << 30))
+    return rc_error_set (err, 0, "RUN_JUDGE_INPUT_MAX: at most 1g");
+  v = get ("RUN_JUDGE_WALL_MAX", ud);
+  if (v != NULL && *v != '\0' && rc_parse_duration_ms (v, &j->wall_max_ms) < 0)
+    return rc_error_set (err, 0,
+                         "RUN_JUDGE_WALL_MAX: expected a duration such as 60s or 10m, got '%s'", v);
+  n = j->echo_bytes / 1024;
+  if (rc_config_env_u64 (get, ud, "RUN_JUDGE_ECHO_KB", 0, 1048576, &n, err) < 0)
+    return -1;
+  j->echo_bytes = n * 1024;
+  return 0;
+}
+
 const struct rc_lang_override *
 rc_config_lang_override (const struct rc_config *cfg, const char *slug)
 {
@@ -461,6 +499,12 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
     goto fail;
   if (env_unsigned (get, ud, "RUN_MAX_FILES", 1, 100000, &cfg->max_files, err) < 0)
     goto fail;
+  cfg->max_processes = cfg->concurrency;
+  if (env_unsigned (get, ud, "RUN_MAX_PROCESSES", 1, 4096, &cfg->max_processes, err) < 0)
+    goto fail;
+  cfg->process_keep_s = 60;
+  if (rc_config_env_u64 (get, ud, "RUN_PROCESS_KEEP_S", 0, 86400, &cfg->process_keep_s, err) < 0)
+    goto fail;
   if (load_string (get, ud, "RUN_LANGS_DIR", RC_PKGDATADIR "/langs", &cfg->langs_dir, err) < 0
       || load_string (get, ud, "RUN_LISTEN", NULL, &cfg->listen, err) < 0
       || load_string (get, ud, "RUN_STATE_DIR", "/run/runcell/state", &cfg->state_dir, err) < 0
@@ -490,7 +534,8 @@ rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err
           goto fail;
         }
     }
-  if (load_sessions (get, ud, cfg, err) < 0 || rc_config_load_front (get, ud, cfg, err) < 0
+  if (load_sessions (get, ud, cfg, err) < 0 || load_judge (get, ud, cfg, err) < 0
+      || rc_config_load_front (get, ud, cfg, err) < 0
       || load_lang_overrides (get, ud, cfg, err) < 0)
     goto fail;
   return 0;

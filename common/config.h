@@ -54,6 +54,17 @@ struct rc_session_config
                                  * the attachments of one answer */
 };
 
+/* POST /v1/judge (docs/api.md, "Judging"). */
+struct rc_judge_config
+{
+  unsigned parallel;    /* RUN_JUDGE_PARALLEL (4): slots one submission's tests use at once,
+                         * at most RUN_CONCURRENCY */
+  unsigned max_tests;   /* RUN_JUDGE_MAX_TESTS (1000): tests per request */
+  uint64_t input_max;   /* RUN_JUDGE_INPUT_MAX (64 MiB): its body (nginx follows it) */
+  uint64_t wall_max_ms; /* RUN_JUDGE_WALL_MAX (10m): the whole judging of one request */
+  uint64_t echo_bytes;  /* RUN_JUDGE_ECHO_KB (4): a test's stdout and stderr in the answer */
+};
+
 /* The operator's overrides of one language (RUN_TMP_SIZE_<SLUG>,
  * RUN_MEM_MAX_<SLUG>, RUN_OVERLAY_PATHS_<SLUG>), read for every directory
  * of RUN_LANGS_DIR; 0 / NULL: not set. */
@@ -122,7 +133,10 @@ struct rc_config
    * RUN_MAX_MEMORY_MB, RUN_MAX_PIDS, RUN_MAX_OUTPUT_KB. */
   struct rc_limits limit_max;
   unsigned max_files; /* RUN_MAX_FILES (64): files per /v1/execute request */
+  unsigned max_processes;  /* RUN_MAX_PROCESSES (RUN_CONCURRENCY): /v1/processes alive at once */
+  uint64_t process_keep_s; /* RUN_PROCESS_KEEP_S (60): an exited process stays readable */
   struct rc_session_config sessions;
+  struct rc_judge_config judge;
   /* The front (docs/design.md, "A bounded queue, a growing pool"). */
   unsigned queue_max;            /* RUN_QUEUE_MAX (4 x RUN_CONCURRENCY): requests waiting */
   uint64_t queue_wait_ms;        /* RUN_QUEUE_WAIT_MS (30000): longest wait in the queue */

@@ -107,6 +107,10 @@ struct rc_step
   struct rc_limits limits;
   /* Stop the job after this step when it did not exit 0 (compile steps). */
   bool stop_on_failure;
+  /* Its stdin, stdout and stderr are a terminal of its own (a private
+   * devpts instance at the job's /dev/pts, its controlling tty); its
+   * supervisor holds the master.  Set by rc_run_start (rc_run_io.tty). */
+  bool tty;
 };
 
 enum rc_workspace_kind
@@ -117,6 +121,18 @@ enum rc_workspace_kind
   /* An existing host directory (a session) is bind-mounted read-write at
    * /sandbox; /tmp is still a per-job tmpfs. */
   RC_WORKSPACE_BIND,
+};
+
+/* What a job's /tmp is.  The judge compiles once and runs every test on
+ * the result: the compile job's /tmp is the build directory itself, and
+ * each test's /tmp an overlay over it, read-only underneath, so a test
+ * sees the build and none of another test's writes. */
+enum rc_tmp_kind
+{
+  RC_TMP_FRESH = 0, /* a tmpfs of the job's own (tmp_bytes) */
+  RC_TMP_BIND,      /* tmp_dirfd, read-write (a compile's build directory) */
+  RC_TMP_OVERLAY,   /* tmp_dirfd as the read-only lower of an overlay whose
+                     * upper is the job's own tmpfs */
 };
 
 struct rc_job_spec
@@ -136,6 +152,8 @@ struct rc_job_spec
   const char *lang;
   uint64_t tmp_bytes;  /* size= of the per-job tmpfs (0: 64 MiB) */
   uint64_t tmp_inodes; /* nr_inodes= of the per-job tmpfs (0: derived) */
+  enum rc_tmp_kind tmp;
+  int tmp_dirfd; /* RC_TMP_BIND, RC_TMP_OVERLAY: O_PATH|O_DIRECTORY fd of the directory */
 };
 
 struct rc_step_result

@@ -290,7 +290,16 @@ build_execute_template (struct rc_job *job, const struct rc_lang *lang,
   job->spec.files = req->files;
   job->spec.n_files = req->n_files;
   job->spec.template_dir = NULL; /* an empty workspace holding only the request's files */
-  if (lang->execute_compile)
+  if (req->stage == RC_JOB_STAGE_COMPILE)
+    {
+      if (lang->execute_compile == NULL)
+        return rc_error_set (err, EINVAL, "language %s has no compile command", lang->slug);
+      if ((job->steps[0].argv = sh_argv (job, 0, lang->execute_compile, "sh", NULL, NULL)) == NULL)
+        return rc_error_set (err, ENOMEM, "job argv");
+      job->has_compile = true;
+      return 0; /* the caller takes steps[0] as both the compile and the run step */
+    }
+  if (lang->execute_compile && req->stage != RC_JOB_STAGE_RUN)
     {
       struct rc_step *c = &job->steps[i++];
       if ((c->argv = sh_argv (job, 0, lang->execute_compile, "sh", NULL, NULL)) == NULL)
@@ -392,15 +401,22 @@ rc_job_build (struct rc_job *job, const struct rc_lang *lang, const struct rc_jo
     return -1;
 
   run = &job->steps[job->run_step];
-  run->stdin_data = req->stdin_data;
-  run->stdin_len = req->stdin_len;
-  run->limits = req->limits.run;
+  if (req->kind == RC_JOB_EXECUTE && req->stage == RC_JOB_STAGE_COMPILE)
+    run->limits = req->limits.compile; /* the one step is the compile */
+  else
+    {
+      run->stdin_data = req->stdin_data;
+      run->stdin_len = req->stdin_len;
+      run->limits = req->limits.run;
+    }
 
   job->spec.steps = job->steps;
   job->spec.n_steps = job->run_step + 1;
   job->spec.envp = (const char *const *)job->env;
   job->spec.lang = lang ? lang->slug : NULL;
   job->spec.tmp_bytes = req->limits.tmp_bytes;
+  job->spec.tmp = req->tmp;
+  job->spec.tmp_dirfd = req->tmp == RC_TMP_FRESH ? -1 : req->tmp_dirfd;
   return 0;
 }
 

@@ -49,6 +49,17 @@ enum rc_job_kind
   RC_JOB_COMMAND,
 };
 
+/* Which steps of an RC_JOB_EXECUTE job in a template workspace are built:
+ * both (/v1/execute), or the judge's split of them into a compile job
+ * (whose /tmp is the build directory) and one run job per test (whose /tmp
+ * shows it). */
+enum rc_job_stage
+{
+  RC_JOB_STAGE_ALL = 0,
+  RC_JOB_STAGE_COMPILE, /* the compile step alone (the language must have one) */
+  RC_JOB_STAGE_RUN,     /* the run step alone */
+};
+
 /* A request, whatever the entry point.  Pointers are borrowed and must
  * outlive the built job. */
 struct rc_job_request
@@ -76,6 +87,9 @@ struct rc_job_request
    * into the steps. */
   struct rc_job_limits limits;
   const char *template_dir; /* overrides the language directory (runcell exec) */
+  enum rc_job_stage stage;
+  enum rc_tmp_kind tmp; /* the job's /tmp (job.h) */
+  int tmp_dirfd;        /* RC_TMP_BIND, RC_TMP_OVERLAY */
 };
 
 /* Where a bound workspace's code is staged and compiled. */

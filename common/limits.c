@@ -100,10 +100,11 @@ apply_asked (struct rc_limits *l, const struct rc_limits *asked)
 }
 
 /* Layer 4 for the /v1 API: an asked value above its ceiling is the
- * request's fault; a default above one is brought down to it. */
+ * request's fault; a default above one is brought down to it (a compile
+ * step's defaults are the service's own and stay). */
 static int
 apply_ceilings (const struct rc_config *cfg, struct rc_limits *l, const struct rc_limits *asked,
-                rc_err_t *err)
+                const char *name, bool cap_defaults, rc_err_t *err)
 {
   for (size_t i = 0; i < rc_n_limit_fields; i++)
     {
@@ -112,10 +113,11 @@ apply_ceilings (const struct rc_config *cfg, struct rc_limits *l, const struct r
       if (*v <= ceiling)
         continue;
       if (field_value (asked, f) != 0)
-        return rc_error_http (err, 400, "limits.%s: %llu is above this server's ceiling of %llu",
+        return rc_error_http (err, 400, "%s.%s: %llu is above this server's ceiling of %llu", name,
                               f->key, (unsigned long long)(*v / f->scale),
                               (unsigned long long)(ceiling / f->scale));
-      *v = ceiling;
+      if (cap_defaults)
+        *v = ceiling;
     }
   return 0;
 }
@@ -136,14 +138,26 @@ rc_limits_resolve (const struct rc_config *cfg, const struct rc_lang *lang,
                    enum rc_limits_origin origin, const struct rc_limits *asked,
                    struct rc_job_limits *out, rc_err_t *err)
 {
+  struct rc_limits_ask ask = { .run = asked };
+  return rc_limits_resolve_ask (cfg, lang, origin, &ask, out, err);
+}
+
+int
+rc_limits_resolve_ask (const struct rc_config *cfg, const struct rc_lang *lang,
+                       enum rc_limits_origin origin, const struct rc_limits_ask *ask,
+                       struct rc_job_limits *out, rc_err_t *err)
+{
   static const struct rc_limits nothing;
   const struct rc_session_config *sc = &cfg->sessions;
   struct rc_limits *run = &out->run, *c = &out->compile;
+  const struct rc_limits *asked = ask && ask->run ? ask->run : &nothing;
+  const struct rc_limits *asked_c = ask && ask->compile ? ask->compile : &nothing;
+  const char *run_name = ask && ask->run_name ? ask->run_name : "limits";
+  const char *compile_name = ask && ask->compile_name ? ask->compile_name : "compileLimits";
+  bool v1 = origin == RC_LIMITS_EXECUTE || origin == RC_LIMITS_JUDGE;
   uint64_t lang_mem = rc_limits_lang_memory (cfg, lang);
   unsigned cpus = usable_cpus ();
 
-  if (asked == NULL)
-    asked = &nothing;
   memset (out, 0, sizeof *out);
   out->tmp_bytes = lang_tmp (cfg, lang);
   switch (origin)
@@ -175,12 +189,20 @@ rc_limits_resolve (const struct rc_config *cfg, const struct rc_lang *lang,
       out->tmp_bytes = sc->tmp_size;
       break;
     case RC_LIMITS_EXECUTE:
+    case RC_LIMITS_JUDGE:
       if (lang)
         *run = lang->default_limits;
       run->memory_bytes = lang_mem;
       apply_asked (run, asked);
-      if (apply_ceilings (cfg, run, asked, err) < 0)
+      if (apply_ceilings (cfg, run, asked, run_name, true, err) < 0)
         return -1;
+      if (origin == RC_LIMITS_JUDGE)
+        {
+          /* A judged program's output is compared whole: past outputKb it
+           * is not cut but ended (output_limit), each stream on its own. */
+          run->stream_bytes = run->output_bytes;
+          run->output_bytes = 0;
+        }
       break;
     case RC_LIMITS_COMMAND:
     default:
@@ -200,6 +222,12 @@ rc_limits_resolve (const struct rc_config *cfg, const struct rc_lang *lang,
   c->output_bytes = RC_COMPILE_OUTPUT_BYTES;
   c->nofile = run->nofile;
   c->fsize_bytes = run->fsize_bytes;
+  if (v1)
+    {
+      apply_asked (c, asked_c);
+      if (apply_ceilings (cfg, c, asked_c, compile_name, false, err) < 0)
+        return -1;
+    }
   finish (cfg, run, cpus);
   finish (cfg, c, cpus);
   return 0;

@@ -18,7 +18,8 @@
  * Then what every step has whatever its origin: pids (RUN_PIDS_MAX where
  * nothing set it), RLIMIT_AS (RUN_MEMORY_MAX) and the RLIMIT_CPU backstop.
  * A compile step's limits follow from the run step's: the language's memory
- * or the request's, whichever is larger, and clocks of its own.
+ * or the request's, whichever is larger, and clocks of its own; a /v1
+ * request may ask its own (compileLimits), held to the same ceilings.
  */
 #ifndef RUNCELL_COMMON_LIMITS_H
 #define RUNCELL_COMMON_LIMITS_H
@@ -31,7 +32,8 @@
 enum rc_limits_origin
 {
   RC_LIMITS_RUN,     /* /run: its timeout; the language's memory; RUN_OUTPUT_MAX per stream */
-  RC_LIMITS_EXECUTE, /* /v1/execute, /v1/judge, /v1/processes: defaultLimits, ceilings */
+  RC_LIMITS_EXECUTE, /* /v1/execute, /v1/processes: defaultLimits, ceilings */
+  RC_LIMITS_JUDGE,   /* /v1/judge: as EXECUTE, and outputKb caps each stream (output_limit) */
   RC_LIMITS_SESSION, /* a session's /execute: the sessions' configuration */
   RC_LIMITS_COMMAND, /* `runcell exec`: the command line, no ceilings */
 };
@@ -55,6 +57,22 @@ struct rc_job_limits
 int rc_limits_resolve (const struct rc_config *cfg, const struct rc_lang *lang,
                        enum rc_limits_origin origin, const struct rc_limits *asked,
                        struct rc_job_limits *out, rc_err_t *err);
+
+/* What a request asked for its run and its compile step, and the names its
+ * errors give them ("limits" and "compileLimits" when NULL; a judged test's
+ * are "tests[3].limits"). */
+struct rc_limits_ask
+{
+  const struct rc_limits *run;     /* NULL: nothing asked */
+  const struct rc_limits *compile; /* NULL: the compile step's defaults */
+  const char *run_name;
+  const char *compile_name;
+};
+/* rc_limits_resolve with the compile step's asked limits as well (the /v1
+ * API only: another origin ignores them). */
+int rc_limits_resolve_ask (const struct rc_config *cfg, const struct rc_lang *lang,
+                           enum rc_limits_origin origin, const struct rc_limits_ask *ask,
+                           struct rc_job_limits *out, rc_err_t *err);
 
 /* The language's memory after the operator's overrides (layers 1 and 2). */
 uint64_t rc_limits_lang_memory (const struct rc_config *cfg, const struct rc_lang *lang);

@@ -4,6 +4,7 @@
 #include "fcgi/http.h"
 #include "common/json_out.h"
 #include "common/log.h"
+#include "fcgi/sse.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -188,13 +189,9 @@ rc_http_sse (struct rc_http_response *res, uint64_t id, const char *event, const
              size_t len)
 {
   struct rc_buf b = { 0 };
-  int r;
-  if (id)
-    rc_buf_printf (&b, "id: %" PRIu64 "\n", id);
-  rc_buf_printf (&b, "event: %s\ndata: ", event);
-  rc_buf_append (&b, data, len);
-  rc_buf_append (&b, "\n\n", 2);
-  r = b.data ? rc_http_stream_write (res, b.data, b.len) : -1;
+  int r = -1;
+  if (rc_sse_format (&b, id, event, data, len) == 0)
+    r = rc_http_stream_write (res, b.data, b.len);
   rc_buf_free (&b);
   return r;
 }
@@ -248,6 +245,24 @@ rc_http_percent_decode (const char *in, size_t len, char *out, size_t size)
     }
   out[o] = '\0';
   return 0;
+}
+
+bool
+rc_http_accepts (const char *accept, const char *type)
+{
+  size_t n = strlen (type);
+  const char *p = accept;
+  /* A list of media ranges, each with optional parameters: the type must
+   * be one of them (";q=0" refusing it is not honoured). */
+  while (p && *p)
+    {
+      while (*p == ' ' || *p == '\t' || *p == ',')
+        p++;
+      if (strncasecmp (p, type, n) == 0 && strchr (" \t;,", p[n] ? p[n] : ',') != NULL)
+        return true;
+      p = strchr (p, ',');
+    }
+  return false;
 }
 
 bool

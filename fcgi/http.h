@@ -24,11 +24,13 @@ struct rc_http_request
   const char *query;            /* after '?', or "" */
   const char *content_type;     /* may be NULL */
   const char *content_encoding; /* HTTP_CONTENT_ENCODING, may be NULL */
+  const char *accept;           /* HTTP_ACCEPT, may be NULL */
   const char *remote_addr;
   /* Who the request counts against (MAX_SESSIONS_PER_CLIENT): nginx's
    * per-client key (RUNCELL_CLIENT), else remote_addr; may be NULL. */
   const char *client;
   const char *request_id; /* nginx $request_id when passed, else generated */
+  const char *last_event_id; /* HTTP_LAST_EVENT_ID (an SSE reconnect), may be NULL */
   const char *body;
   size_t body_len;
   bool body_too_large; /* CONTENT_LENGTH or the bytes read exceeded RUN_INPUT_MAX */
@@ -77,8 +79,9 @@ struct rc_http_response
   bool log_has_exit;
   uint64_t log_wall_ms, log_cpu_ms, log_mem_kb;
   uint64_t log_setup_us;
-  int log_slot; /* the slot the job ran in */
-  bool log_job; /* a job endpoint: counted in runcell_jobs_total */
+  int log_slot;          /* the slot the job ran in */
+  unsigned log_compiles; /* compile steps the request ran (logged when > 0) */
+  bool log_job;          /* a job endpoint: counted in runcell_jobs_total */
 };
 
 const char *rc_http_reason (int status);
@@ -113,6 +116,9 @@ bool rc_http_stream_gone (const struct rc_http_response *res);
  * Content-Length of the body, or without one for a stream.  The length
  * written, or -1 when size cannot hold it. */
 int rc_http_format_head (const struct rc_http_response *res, bool streamed, char *buf, size_t size);
+
+/* True when an Accept header names media type (e.g. "text/event-stream"). */
+bool rc_http_accepts (const char *accept, const char *type);
 
 /* Percent-decodes in[0..len) into out (NUL-terminated, at most size - 1
  * bytes); -1 for a malformed escape, an encoded NUL, or an output that

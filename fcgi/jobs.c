@@ -46,10 +46,8 @@ client_gone (void *ud)
   return rc_http_stream_gone (ud);
 }
 
-/* Claims a slot the way the route wants; false with res answered when
- * none was had. */
-static bool
-claim_slot (struct rc_app *app, struct rc_http_response *res, struct rc_slot_claim *claim)
+int
+rc_app_claim (struct rc_app *app, struct rc_http_response *res, struct rc_slot_claim *claim)
 {
   const struct rc_config *cfg = app->cfg;
   bool sessions = app->family == RC_FAMILY_SESSIONS;
@@ -60,20 +58,20 @@ claim_slot (struct rc_app *app, struct rc_http_response *res, struct rc_slot_cla
     {
       *claim = rc_slot_claim_wait (0, CLEANING_WAIT_MS, &app->shutdown_requested);
       if (claim->slot >= 0)
-        return true;
+        return 0;
       rc_metrics_count_rejection ();
       if (sessions)
         rc_http_error (res, 503, "no execution slot is free");
       else
         rc_http_error (res, 429, "runner busy");
       res->log_outcome = "busy";
-      return false;
+      return -1;
     }
   *claim = rc_slot_claim_queued (cfg->queue_max, cfg->queue_wait_ms, &app->shutdown_requested,
                                  client_gone, res, &why, &waited_us);
   rc_metrics_observe_queue_wait (why, waited_us);
   if (claim->slot >= 0)
-    return true;
+    return 0;
   rc_metrics_count_rejection ();
   res->log_outcome = "busy";
   res->retry_after_s = 1;
@@ -98,7 +96,20 @@ claim_slot (struct rc_app *app, struct rc_http_response *res, struct rc_slot_cla
       res->log_outcome = "gone";
       break;
     }
-  return false;
+  return -1;
+}
+
+void
+rc_app_account_job (const struct rc_job_spec *spec, struct rc_job_result *result)
+{
+  for (size_t i = 0; i < result->n_steps; i++)
+    {
+      rc_step_result_explain (&result->steps[i], &spec->steps[i].limits);
+      if (result->steps[i].outcome == RC_OUTCOME_MEMORY)
+        rc_metrics_count_oom ();
+      if (rc_outcome_limit (result->steps[i].outcome))
+        rc_metrics_count_clock_kill (result->steps[i].outcome);
+    }
 }
 
 int
@@ -110,7 +121,7 @@ rc_app_run_job_prepared (struct rc_app *app, struct rc_job_spec *spec, struct rc
   rc_err_t err = NULL;
   int ret;
 
-  if (!claim_slot (app, res, &claim))
+  if (rc_app_claim (app, res, &claim) < 0)
     return -1;
   spec->slot = claim.slot;
   if (prepare && prepare (claim.slot, ud) < 0)
@@ -130,14 +141,7 @@ rc_app_run_job_prepared (struct rc_app *app, struct rc_job_spec *spec, struct rc
   if (ret == 0)
     {
       res->log_setup_us = result->setup_us;
-      for (size_t i = 0; i < result->n_steps; i++)
-        {
-          rc_step_result_explain (&result->steps[i], &spec->steps[i].limits);
-          if (result->steps[i].outcome == RC_OUTCOME_MEMORY)
-            rc_metrics_count_oom ();
-          if (rc_outcome_limit (result->steps[i].outcome))
-            rc_metrics_count_clock_kill (result->steps[i].outcome);
-        }
+      rc_app_account_job (spec, result);
       return 0;
     }
   rc_metrics_count_sandbox_failure ();

@@ -15,8 +15,10 @@
 #include "common/log.h"
 #include "fcgi/master.h"
 #include "fcgi/metrics.h"
+#include "fcgi/processes/processes.h"
 #include "fcgi/sessions/sessions.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/build_dir.h"
 #include "sandbox/session_workspace.h"
 
 #include <errno.h>
@@ -176,9 +178,24 @@ main (int argc, char **argv)
       rc_sandbox_instance_unlock (instance_fd);
       return 71;
     }
+  /* The judge's build directories: in the same private namespace. */
+  if (mode == RC_SANDBOX_ISOLATED
+      && rc_build_dirs_host_setup (&cfg, cfg.sessions.quota == RC_SESSION_QUOTA_TMPFS, &err) < 0)
+    {
+      fprintf (stderr, "runcell-fcgi: judge: %s\n", rc_error_text (err));
+      rc_sessions_host_teardown (&cfg);
+      rc_sandbox_host_teardown (&cfg);
+      return 71;
+    }
   if (mode == RC_SANDBOX_UNSANDBOXED)
     rc_log (RC_LOG_WARN, "unsandboxed",
             "running WITHOUT the sandbox (not root or RUN_SANDBOX=off): unsafe, development only");
+  if (rc_processes_setup (&cfg, &err) < 0)
+    {
+      fprintf (stderr, "runcell-fcgi: processes: %s\n", rc_error_text (err));
+      rc_sandbox_host_teardown (&cfg);
+      return 71;
+    }
   if (rc_metrics_create (&langs) < 0)
     {
       fprintf (stderr, "runcell-fcgi: slot table: %s\n", strerror (errno));
@@ -205,6 +222,7 @@ main (int argc, char **argv)
   if (cfg.listen && strncmp (cfg.listen, "unix:", 5) == 0)
     unlink (cfg.listen + 5);
   rc_sessions_host_teardown (&cfg);
+  rc_build_dirs_sweep (&cfg, 0);
   rc_sandbox_host_teardown (&cfg);
   rc_sandbox_instance_unlock (instance_fd);
   rc_lang_table_free (&langs);

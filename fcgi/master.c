@@ -28,8 +28,15 @@
  * is forked before an old one is told to leave, and an old one answers
  * the request it holds before it goes.
  *
- * SIGTERM: no more forks; SIGTERM is passed on, jobs in flight finish,
- * and SIGKILL follows only after the longest job could have ended.
+ * The master is the subreaper of everything below it: a process's
+ * supervisor, which a worker forks and leaves (fcgi/processes/), is
+ * re-parented to it, reaped here, and its claim and table entry are ended
+ * the same way.
+ *
+ * SIGTERM: no more forks; SIGTERM is passed on (the processes' programs
+ * are ended too: a stream would otherwise hold its worker to the end of
+ * the program), jobs in flight finish, and SIGKILL follows only after the
+ * longest job could have ended.
  */
 #include "config.h"
 
@@ -39,11 +46,14 @@
 #include "fcgi/app.h"
 #include "fcgi/metrics.h"
 #include "fcgi/pool.h"
+#include "fcgi/processes/processes.h"
+#include "sandbox/build_dir.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -250,6 +260,10 @@ reap (struct master *m)
       bool retired;
       if (rc_sandbox_keeper_reaped (m->sb, pid, status))
         continue; /* a slot's init: restarted by the next tick */
+      /* A process's supervisor, or a worker that was starting one: what
+       * it held is given back. */
+      if (rc_processes_reaped (m->proto.cfg, pid))
+        rc_sandbox_keeper_tick (m->sb, pid);
       for (i = 0; i < m->max && m->pids[i] != pid; i++)
         ;
       if (i == m->max)
@@ -258,9 +272,11 @@ reap (struct master *m)
       m->pids[i] = 0;
       m->alive--;
       rc_pool_set (i, RC_WORKER_EMPTY);
-      /* Its queue tickets and claims end: their inits clear its jobs. */
+      /* Its queue tickets and claims end: their inits clear its jobs; its
+       * judge's build directories go. */
       rc_slot_queue_forget (pid);
       rc_sandbox_keeper_tick (m->sb, pid);
+      rc_build_dirs_sweep (m->proto.cfg, pid);
       if (m->drain_deadline || (retired && WIFEXITED (status) && WEXITSTATUS (status) == 0))
         continue;
       rc_log (RC_LOG_WARN, "worker_exited", "worker %u (pid %ld) exited with status %d", i,
@@ -355,6 +371,8 @@ rc_master_run (const struct rc_worker_ctx *proto, const char *listen_override)
   /* Signals first: the canary and the inits are children (SIGCHLD), and a
    * SIGTERM during the start is kept for the loop. */
   install_signals ();
+  /* Supervisors of processes outlive the worker that forked them. */
+  (void)prctl (PR_SET_CHILD_SUBREAPER, 1);
   if (m.pids == NULL || m.generation == NULL || start (&m) < 0)
     {
       ret = -1;
@@ -366,7 +384,7 @@ rc_master_run (const struct rc_worker_ctx *proto, const char *listen_override)
   setitimer (ITIMER_REAL, &tick, NULL);
   sigemptyset (&empty);
 
-  while (m.alive > 0 || !m.drain_deadline)
+  while (m.alive > 0 || !m.drain_deadline || rc_processes_count () > 0)
     {
       if (!got_term && !got_chld && !got_alarm && !got_hup && !got_usr1)
         sigsuspend (&empty);
@@ -413,6 +431,7 @@ rc_master_run (const struct rc_worker_ctx *proto, const char *listen_override)
           for (unsigned i = 0; i < m.max; i++)
             if (m.pids[i] > 0)
               kill (m.pids[i], sig);
+          rc_processes_signal (sig);
         }
     }
   tick.it_value.tv_usec = tick.it_interval.tv_usec = 0;

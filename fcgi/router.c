@@ -22,6 +22,7 @@ struct route
   const char *method;
   rc_handler handler;
   bool reads_body;
+  bool judge_body; /* its body may be RUN_JUDGE_INPUT_MAX, not RUN_INPUT_MAX */
   enum rc_route_family family;
 };
 
@@ -128,21 +129,30 @@ handle_metrics (struct rc_app *app, const struct rc_http_request *req, struct rc
 #define V1 RC_FAMILY_V1
 #define SESSIONS RC_FAMILY_SESSIONS
 static const struct route routes[] = {
-  { "/metrics", "GET", handle_metrics, false, OTHER },
-  { "/run", "POST", rc_api_run, true, RUN },
-  { "/v1/execute", "POST", rc_api_execute, true, V1 },
-  { "/v1/languages", "GET", rc_api_languages, false, V1 },
-  { "/health", "GET", handle_health, false, OTHER },
-  { "/health", "HEAD", handle_health, false, OTHER },
-  { "/version", "GET", handle_version, false, OTHER },
-  { "/shutdown", "POST", handle_shutdown, false, OTHER },
-  { "/execute", "POST", rc_api_session_execute_once, true, SESSIONS },
-  { "/sessions", "POST", rc_api_session_create, true, SESSIONS },
-  { "/sessions/{id}", "DELETE", rc_api_session_delete, false, SESSIONS },
-  { "/sessions/{id}/execute", "POST", rc_api_session_execute, true, SESSIONS },
-  { "/sessions/{id}/files/{path}", "GET", rc_api_session_file_get, false, SESSIONS },
-  { "/sessions/{id}/files/{path}", "PUT", rc_api_session_file_put, true, SESSIONS },
-  { "/sessions/{id}/files/{path}", "DELETE", rc_api_session_file_delete, false, SESSIONS },
+  { "/metrics", "GET", handle_metrics, false, false, OTHER },
+  { "/run", "POST", rc_api_run, true, false, RUN },
+  { "/v1/execute", "POST", rc_api_execute, true, false, V1 },
+  { "/v1/languages", "GET", rc_api_languages, false, false, V1 },
+  { "/v1/judge", "POST", rc_api_judge, true, true, V1 },
+  { "/health", "GET", handle_health, false, false, OTHER },
+  { "/health", "HEAD", handle_health, false, false, OTHER },
+  { "/version", "GET", handle_version, false, false, OTHER },
+  { "/shutdown", "POST", handle_shutdown, false, false, OTHER },
+  { "/execute", "POST", rc_api_session_execute_once, true, false, SESSIONS },
+  { "/sessions", "POST", rc_api_session_create, true, false, SESSIONS },
+  { "/sessions/{id}", "DELETE", rc_api_session_delete, false, false, SESSIONS },
+  { "/sessions/{id}/execute", "POST", rc_api_session_execute, true, false, SESSIONS },
+  { "/sessions/{id}/files/{path}", "GET", rc_api_session_file_get, false, false, SESSIONS },
+  { "/sessions/{id}/files/{path}", "PUT", rc_api_session_file_put, true, false, SESSIONS },
+  { "/sessions/{id}/files/{path}", "DELETE", rc_api_session_file_delete, false, false, SESSIONS },
+  { "/sessions/{id}/processes", "POST", rc_api_session_process_create, true, false, SESSIONS },
+  { "/v1/processes", "POST", rc_api_process_create, true, false, V1 },
+  { "/v1/processes/{id}", "GET", rc_api_process_status, false, false, V1 },
+  { "/v1/processes/{id}", "DELETE", rc_api_process_delete, false, false, V1 },
+  { "/v1/processes/{id}/events", "GET", rc_api_process_events, false, false, V1 },
+  { "/v1/processes/{id}/stdin", "POST", rc_api_process_stdin, true, false, V1 },
+  { "/v1/processes/{id}/signal", "POST", rc_api_process_signal, true, false, V1 },
+  { "/v1/processes/{id}/resize", "POST", rc_api_process_resize, true, false, V1 },
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])
 
@@ -200,6 +210,18 @@ match (const char *pattern, const char *path, char *id, const char **rest)
   while (*s == '/')
     s++;
   return *s == '\0';
+}
+
+uint64_t
+rc_route_body_max (const struct rc_config *cfg, const char *method, const char *path)
+{
+  char id[RC_ROUTE_ID_MAX + 1];
+  const char *rest = NULL;
+  for (size_t i = 0; i < N_ROUTES; i++)
+    if (routes[i].judge_body && strcmp (routes[i].method, method) == 0
+        && match (routes[i].path, path, id, &rest))
+      return cfg->judge.input_max;
+  return cfg->input_max;
 }
 
 void

@@ -46,18 +46,18 @@ param (FCGX_Request *r, const char *name)
   return FCGX_GetParam (name, r->envp);
 }
 
-/* Reads the body, at most input_max bytes; more marks it too large.  nginx
+/* Reads the body, at most max bytes (the route's); more marks it too large.  nginx
  * buffers the whole body and declares its length, so the body is read
  * straight into one allocation of that size; without a length (another
  * front end) it grows in chunks. */
 static int
-read_body (FCGX_Request *r, const struct rc_config *cfg, struct rc_buf *body, bool *too_large)
+read_body (FCGX_Request *r, uint64_t max, struct rc_buf *body, bool *too_large)
 {
   const char *cl = param (r, "CONTENT_LENGTH");
   uint64_t declared = 0;
   char chunk[16384];
   *too_large = false;
-  if (cl && *cl && rc_parse_u64 (cl, &declared) == 0 && declared > cfg->input_max)
+  if (cl && *cl && rc_parse_u64 (cl, &declared) == 0 && declared > max)
     {
       *too_large = true;
       return 0;
@@ -83,7 +83,7 @@ read_body (FCGX_Request *r, const struct rc_config *cfg, struct rc_buf *body, bo
       int n = FCGX_GetStr (chunk, sizeof chunk, r->in);
       if (n <= 0)
         break;
-      if (body->len + (size_t)n > cfg->input_max)
+      if (body->len + (size_t)n > max)
         {
           *too_large = true;
           return 0;
@@ -170,6 +170,8 @@ log_request (FCGX_Request *r, const struct rc_http_request *req, const struct rc
   if (res->log_job)
     rc_buf_printf (&f, ",\"slot\":%d,\"setup_us\":%llu", res->log_slot,
                    (unsigned long long)res->log_setup_us);
+  if (res->log_compiles)
+    rc_buf_printf (&f, ",\"compiles\":%u", res->log_compiles);
   rc_buf_printf (&f,
                  ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"memory_peak_kb\":%llu,\"bytes_in\":%zu,"
                  "\"bytes_out\":%zu,\"duration_ms\":%.3f",
@@ -258,12 +260,14 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   req.query = q ? q : "";
   req.content_type = param (r, "CONTENT_TYPE");
   req.content_encoding = param (r, "HTTP_CONTENT_ENCODING");
+  req.accept = param (r, "HTTP_ACCEPT");
   req.remote_addr = param (r, "REMOTE_ADDR");
   /* The client as nginx keys its per-client limits (RUNCELL_CLIENT: the
    * address, or an authenticating proxy's header); the address without. */
   req.client = param (r, "RUNCELL_CLIENT");
   if (req.client == NULL || *req.client == '\0')
     req.client = req.remote_addr;
+  req.last_event_id = param (r, "HTTP_LAST_EVENT_ID");
   req.request_id = param (r, "REQUEST_ID");
   if (req.request_id == NULL)
     {
@@ -274,7 +278,10 @@ serve_one (struct rc_app *app, FCGX_Request *r)
   res.stream = &stream;
   if (strcmp (req.method, "POST") == 0 || strcmp (req.method, "PUT") == 0)
     {
-      if (read_body (r, app->cfg, &body, &req.body_too_large) < 0)
+      /* The route's own cap: /v1/judge takes RUN_JUDGE_INPUT_MAX. */
+      uint64_t max
+          = rc_route_body_max (app->cfg, req.method, req.raw_path ? req.raw_path : req.path);
+      if (read_body (r, max, &body, &req.body_too_large) < 0)
         req.body_too_large = true;
     }
   req.body = body.data ? body.data : "";

@@ -101,12 +101,25 @@ struct rc_run_io
    * stdin_data is ignored), at most stdin_buffer bytes kept waiting. */
   bool live_stdin;
   size_t stdin_buffer;
+  /* The run step's stdio is a terminal of its own (rc_step.tty): its
+   * output comes as stream 1, rc_run_resize sets its size, and an eof of
+   * rc_run_stdin is the terminal's EOF character.  Not with given_stdio. */
+  bool tty;
+  /* The run step's stdin and stdout are the caller's fds instead of pipes
+   * of the sandbox (the judge joins a program and its interactor, each
+   * one's stdout the other's stdin): what flows there is neither written
+   * nor collected here, so the step's idle clock sees only its stderr.
+   * Each is used when given_stdio is set and it is >= 0; the init gets a
+   * copy, the caller keeps and closes its own. */
+  bool given_stdio;
+  int stdin_fd, stdout_fd;
 };
 
 struct rc_run;
 /* Starts the job on the slot claimed for it (spec->slot, claim_seq): its
  * init takes it and runs step 0.  On failure the claim is ended (the slot
- * goes back to be cleaned) and err says why. */
+ * goes back to be cleaned) and err says why (ENOTSUP: the unsandboxed
+ * fallback, which only runs rc_sandbox_run). */
 int rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t claim_seq,
                   const struct rc_run_io *io, struct rc_run **out, rc_err_t *err);
 /* What to poll and for how long (at most RC_RUN_POLLFDS fds). */
@@ -115,15 +128,22 @@ size_t rc_run_pollfds (struct rc_run *r, struct pollfd *pfd, int *timeout_ms);
 /* After the poll: 1 when the job is over, 0 to go on, -1 on a sandbox
  * failure (err set). */
 int rc_run_handle (struct rc_run *r, const struct pollfd *pfd, size_t n, rc_err_t *err);
-/* Live stdin (io->live_stdin): -1 with ENOSPC when the buffer is full,
- * EPIPE once stdin is closed or the step is over. */
+/* Live stdin (io->live_stdin): all of data is taken or none; -1 with
+ * ENOSPC when the buffer cannot hold it, EPIPE once stdin is closed or
+ * the step is over (or, on a terminal, before it exists: its STARTED). */
 int rc_run_stdin (struct rc_run *r, const void *data, size_t len, bool eof);
+/* A tty job's terminal size (TIOCSWINSZ); ENOTTY without one. */
+int rc_run_resize (struct rc_run *r, unsigned rows, unsigned cols);
 /* A signal to the running step's process group. */
 int rc_run_signal (struct rc_run *r, int sig);
 /* Ends the job now (a client gone, a DELETE), reported as `why`. */
 void rc_run_stop (struct rc_run *r, enum rc_outcome why);
 /* The step running now (for stage events). */
 size_t rc_run_step_index (const struct rc_run *r);
+/* The CPU time the running step has used so far (its cgroup's), 0 before
+ * it started: a caller's own clock over several runs (the judge's idle
+ * clock of a program and its interactor together). */
+int rc_run_cpu_us (struct rc_run *r, uint64_t *us);
 /* The result (res owns its buffers).  Frees r.  The claim stays held (the
  * job's leftover processes alive) until rc_sandbox_end_claims: a worker
  * answers first and ends its claims after, so the init's clearing does not
@@ -133,6 +153,9 @@ int rc_run_finish (struct rc_run *r, struct rc_job_result *res, rc_err_t *err);
  * is left of the jobs and clear them away.  wait: return only once every
  * process of those jobs is gone (a session reads its directory next). */
 void rc_sandbox_end_claims (struct rc_sandbox *sb, bool wait);
+/* The same for the finished job of one slot alone, now: a request that
+ * runs many jobs (the judge) gives each slot back as its job ends. */
+void rc_sandbox_end_claim (struct rc_sandbox *sb, int slot, bool wait);
 
 /* The whole job, blocking: start, poll, finish.  Returns 0 when the job
  * ran (whatever the user program did: verdicts are in res), < 0 on a

@@ -49,6 +49,7 @@ struct rc_sandbox
   /* Control connections of finished jobs whose claims are not ended yet
    * (rc_sandbox_end_claims). */
   int ending[16];
+  int ending_slot[16]; /* the slot of each */
   size_t n_ending;
 
   /* Keeper only: the slots' inits and what their root holds. */

@@ -5,7 +5,9 @@
  * own, then the run command under the request's limits, so compile time is
  * never charged to the run.  The response describes the run at the top
  * level and the compile step in "compile"; "stage" says which step ended
- * the job.  Output past outputKb is dropped and flagged, never an error.
+ * the job.  Output past outputKb is dropped and flagged, never an error;
+ * output that is not UTF-8 (or all of it, with "encoding": "base64") comes
+ * back as {"base64": "..."} (step_render.c).
  */
 #include "config.h"
 
@@ -14,69 +16,21 @@
 #include "common/log.h"
 #include "fcgi/app.h"
 #include "fcgi/execute/execute_request.h"
+#include "fcgi/execute/step_render.h"
 
-#include <signal.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void
-render_step (struct rc_buf *b, const struct rc_step_result *st)
+void
+rc_execute_render (struct rc_buf *b, const struct rc_job_result *jr, bool has_compile, bool base64)
 {
-  bool first = true;
-  /* Every flag below is derived from the one verdict. */
-  const char *limit = rc_outcome_limit (st->outcome);
-  rc_buf_append (b, "{", 1);
-  rc_json_key (b, &first, "exitCode");
-  if (st->ran && st->exited)
-    rc_json_i64 (b, st->exit_code);
-  else
-    rc_json_null (b);
-  rc_json_key (b, &first, "signal");
-  if (st->ran && !st->exited && st->term_signal > 0)
-    {
-      const char *abbrev = sigabbrev_np (st->term_signal);
-      char name[32];
-      snprintf (name, sizeof name, "SIG%s", abbrev ? abbrev : "UNKNOWN");
-      rc_json_cstring (b, name);
-    }
-  else
-    rc_json_null (b);
-  rc_json_key (b, &first, "stdout");
-  rc_json_string (b, st->out.data ? st->out.data : "", st->out.len);
-  rc_json_key (b, &first, "stderr");
-  rc_json_string (b, st->err.data ? st->err.data : "", st->err.len);
-  rc_json_key (b, &first, "timedOut");
-  rc_json_bool (b, st->outcome == RC_OUTCOME_WALL || st->outcome == RC_OUTCOME_CPU);
-  rc_json_key (b, &first, "idleTimedOut");
-  rc_json_bool (b, st->outcome == RC_OUTCOME_IDLE);
-  rc_json_key (b, &first, "truncated");
-  rc_json_bool (b, st->truncated);
-  rc_json_key (b, &first, "oomKilled");
-  rc_json_bool (b, st->outcome == RC_OUTCOME_MEMORY);
-  rc_json_key (b, &first, "limit");
-  if (limit)
-    rc_json_cstring (b, limit);
-  else
-    rc_json_null (b);
-  rc_json_key (b, &first, "wallMs");
-  rc_json_u64 (b, st->wall_ms);
-  rc_json_key (b, &first, "cpuMs");
-  rc_json_u64 (b, st->cpu_ms);
-  rc_json_key (b, &first, "memoryPeakKb");
-  rc_json_u64 (b, st->memory_peak_kb);
-  rc_buf_append (b, "}", 1);
-}
-
-static void
-render_execute (struct rc_http_response *res, const struct rc_job_result *jr, bool has_compile)
-{
-  struct rc_buf *b = &res->body;
   const struct rc_step_result *run = &jr->steps[has_compile ? 1 : 0];
   const struct rc_step_result *compile = has_compile ? &jr->steps[0] : NULL;
   struct rc_buf step = { 0 };
 
-  render_step (&step, run);
+  rc_v1_render_step (&step, run, base64);
   rc_buf_reset (b);
   /* The run's fields at the top level, then stage and compile. */
   rc_buf_append (b, step.data, step.len - 1);
@@ -85,81 +39,119 @@ render_execute (struct rc_http_response *res, const struct rc_job_result *jr, bo
   if (compile)
     {
       rc_buf_append_str (b, ",\"compile\":");
-      render_step (b, compile);
+      rc_v1_render_step (b, compile, base64);
     }
   rc_buf_append (b, "}", 1);
   rc_buf_free (&step);
-  res->status = 200;
-  res->content_type = "application/json";
+}
+
+void
+rc_execute_log (struct rc_http_response *res, const struct rc_job_result *jr, size_t run_step,
+                bool has_compile)
+{
+  const struct rc_step_result *run = &jr->steps[run_step];
+  const char *limit = rc_outcome_limit (run->outcome);
+  res->log_wall_ms = run->wall_ms;
+  res->log_cpu_ms = run->cpu_ms;
+  res->log_mem_kb = run->memory_peak_kb;
+  res->log_has_exit = run->ran && run->exited;
+  res->log_exit_code = run->exited ? run->exit_code : 128 + run->term_signal;
+  res->log_outcome = !run->ran ? "compile_error" : limit ? limit : "ok";
+  res->log_compiles = has_compile ? 1 : 0;
+}
+
+int
+rc_execute_job_build (struct rc_app *app, const struct rc_execute_request *ex, int bind_dirfd,
+                      struct rc_execute_job *ej, rc_err_t *err)
+{
+  struct rc_job_request jr;
+  size_t first = bind_dirfd >= 0 ? 1 : 0;
+
+  memset (ej, 0, sizeof *ej);
+  ej->files = calloc (ex->n_files + 1, sizeof *ej->files);
+  if (ej->files == NULL)
+    return rc_error_set (err, ENOMEM, "out of memory for %zu files", ex->n_files);
+  for (size_t i = first; i < ex->n_files; i++)
+    ej->files[i - first]
+        = (struct rc_file){ ex->files[i].name, ex->files[i].content, ex->files[i].len, 0644 };
+  memset (&jr, 0, sizeof jr);
+  jr.kind = RC_JOB_EXECUTE;
+  jr.workspace = bind_dirfd >= 0 ? RC_WORKSPACE_BIND : RC_WORKSPACE_TEMPLATE;
+  jr.bind_dirfd = bind_dirfd;
+  jr.files = ej->files;
+  jr.n_files = ex->n_files - first;
+  if (bind_dirfd >= 0)
+    {
+      /* A session's job, built as its /execute is: the entry file is the
+       * code, staged and compiled outside the session; the other files
+       * are written into it. */
+      jr.code = ex->files[0].content;
+      jr.code_len = ex->files[0].len;
+    }
+  jr.args = (const char *const *)ex->args;
+  jr.stdin_data = ex->stdin_data;
+  jr.stdin_len = ex->stdin_len;
+  jr.limits = ex->limits;
+  return rc_job_build (&ej->job, ex->lang, &jr, app->cfg, err);
+}
+
+void
+rc_execute_job_free (struct rc_execute_job *ej)
+{
+  rc_job_free (&ej->job);
+  free (ej->files);
+  memset (ej, 0, sizeof *ej);
 }
 
 void
 rc_api_execute (struct rc_app *app, const struct rc_http_request *req, struct rc_http_response *res)
 {
-  const struct rc_config *cfg = app->cfg;
   struct rc_execute_request ex;
-  struct rc_file *files = NULL;
-  struct rc_job_request jr;
-  struct rc_job job = { 0 };
+  struct rc_execute_job ej = { 0 };
   struct rc_job_result result = { 0 };
   rc_err_t err = NULL;
 
   res->log_job = true;
-  if (rc_execute_request_parse (req->body, req->body_len, cfg, app->langs, &ex, &err) < 0)
+  if (rc_execute_request_parse (req->body, req->body_len, app->cfg, app->langs, &ex, &err) < 0)
     {
       rc_http_error_from (res, &err, "execute_request");
       res->log_outcome = "bad_request";
       return;
     }
   res->log_lang = ex.lang->slug;
-
-  files = calloc (ex.n_files, sizeof *files);
-  if (files == NULL)
+  if (ex.tty)
     {
-      rc_http_internal (res, "execute", "out of memory for %zu files", ex.n_files);
+      rc_http_error (res, 400, "tty: a terminal is for /v1/processes");
+      res->log_outcome = "bad_request";
       goto out;
     }
-  for (size_t i = 0; i < ex.n_files; i++)
-    files[i] = (struct rc_file){ ex.files[i].name, ex.files[i].content, ex.files[i].len, 0644 };
-  memset (&jr, 0, sizeof jr);
-  jr.kind = RC_JOB_EXECUTE;
-  jr.workspace = RC_WORKSPACE_TEMPLATE;
-  jr.files = files;
-  jr.n_files = ex.n_files;
-  jr.args = (const char *const *)ex.args;
-  jr.stdin_data = ex.stdin_data;
-  jr.stdin_len = ex.stdin_len;
-  jr.limits = ex.limits;
-  if (rc_job_build (&job, ex.lang, &jr, cfg, &err) < 0)
+  if (rc_execute_job_build (app, &ex, -1, &ej, &err) < 0)
     {
       rc_http_error_from (res, &err, "job_build");
       goto out;
     }
-
-  if (rc_app_run_job (app, &job.spec, &result, res) < 0)
-    goto out;
-  if (result.n_steps != job.spec.n_steps)
+  if (rc_http_accepts (req->accept, "text/event-stream"))
     {
-      rc_http_internal (res, "sandbox_failure", "job returned %zu steps, expected %zu",
-                        result.n_steps, job.spec.n_steps);
+      rc_execute_stream (app, &ej.job, ex.base64_out, res);
       goto out;
     }
-  render_execute (res, &result, job.has_compile);
-  {
-    const struct rc_step_result *run = &result.steps[job.run_step];
-    const char *limit = rc_outcome_limit (run->outcome);
-    res->log_wall_ms = run->wall_ms;
-    res->log_cpu_ms = run->cpu_ms;
-    res->log_mem_kb = run->memory_peak_kb;
-    res->log_has_exit = run->ran && run->exited;
-    res->log_exit_code = run->exited ? run->exit_code : 128 + run->term_signal;
-    res->log_outcome = !run->ran ? "compile_error" : limit ? limit : "ok";
-  }
+
+  if (rc_app_run_job (app, &ej.job.spec, &result, res) < 0)
+    goto out;
+  if (result.n_steps != ej.job.spec.n_steps)
+    {
+      rc_http_internal (res, "sandbox_failure", "job returned %zu steps, expected %zu",
+                        result.n_steps, ej.job.spec.n_steps);
+      goto out;
+    }
+  rc_execute_render (&res->body, &result, ej.job.has_compile, ex.base64_out);
+  res->status = 200;
+  res->content_type = "application/json";
+  rc_execute_log (res, &result, ej.job.run_step, ej.job.has_compile);
 
 out:
   rc_job_result_free (&result);
-  rc_job_free (&job);
-  free (files);
+  rc_execute_job_free (&ej);
   rc_execute_request_free (&ex);
 }
 
@@ -237,6 +229,13 @@ rc_api_languages (struct rc_app *app, const struct rc_http_request *req,
         }
       rc_json_key (b, &first, "checkerRequired");
       rc_json_bool (b, l->checker_required);
+      /* The entry file's usual name, for a client that writes one file
+       * (the playground): what a session's code is staged as. */
+      rc_json_key (b, &first, "main");
+      if (l->execute_main)
+        rc_json_cstring (b, l->execute_main);
+      else
+        rc_json_null (b);
       rc_buf_printf (b,
                      ",\"defaultLimits\":{\"wallTimeMs\":%llu,\"idleMs\":%llu,\"cpuMs\":%llu,"
                      "\"memoryMb\":%llu,\"pids\":%llu,\"outputKb\":%llu}}",

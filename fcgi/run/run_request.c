@@ -99,7 +99,10 @@ rc_run_request_parse (const char *body, size_t len, struct rc_run_request *out, 
                          "invalid timeout: expected a string such as \"500ms\", \"2s\" or \"1m\"");
           goto out;
         }
-      if (rc_parse_duration_ms (json_object_get_string (v), &out->timeout_ms) < 0)
+      /* The whole string: "5s\u0000x" is as invalid as "5sx", not 5 s. */
+      bool has_nul;
+      const char *timeout = rc_json_get_name (v, NULL, &has_nul);
+      if (timeout == NULL || rc_parse_duration_ms (timeout, &out->timeout_ms) < 0)
         {
           rc_error_http (err, 400,
                          "invalid timeout \"%.32s\": expected a number and a unit, ms, s, m or h, "

@@ -177,10 +177,10 @@ parse_form (const struct rc_http_request *req, const struct rc_session_config *s
   return 0;
 }
 
-static int
-parse_execute (const struct rc_http_request *req, const struct rc_session_config *sc,
-               const struct rc_lang_table *langs, struct rc_exec_request *er,
-               struct rc_http_response *res)
+int
+rc_session_parse_execute (const struct rc_http_request *req, const struct rc_session_config *sc,
+                          const struct rc_lang_table *langs, struct rc_exec_request *er,
+                          struct rc_http_response *res)
 {
   struct parse_ctx c;
   rc_err_t err = NULL;
@@ -491,7 +491,7 @@ handle_execute (struct rc_app *app, const struct rc_session_config *sc, const ch
   struct rc_session s;
   rc_err_t err = NULL;
 
-  if (parse_execute (req, sc, app->langs, &er, res) != 0)
+  if (rc_session_parse_execute (req, sc, app->langs, &er, res) != 0)
     {
       res->log_outcome = "bad_request";
       goto out;

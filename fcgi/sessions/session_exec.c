@@ -174,6 +174,25 @@ put_disposition (struct rc_buf *b, const char *path, size_t len)
   rc_buf_append_str (b, "\r\n");
 }
 
+void
+rc_session_answer_part_head (struct rc_buf *b, const char *boundary, const char *path,
+                             size_t path_len)
+{
+  rc_buf_printf (b, "--%s\r\nContent-Type: application/octet-stream\r\n", boundary);
+  put_disposition (b, path, path_len);
+  rc_buf_append_str (b, "\r\n");
+}
+
+void
+rc_session_answer_part (struct rc_buf *b, const char *boundary, const char *path, size_t path_len,
+                        const char *data, size_t len)
+{
+  rc_session_answer_part_head (b, boundary, path, path_len);
+  if (len)
+    rc_buf_append (b, data, len);
+  rc_buf_append_str (b, "\r\n");
+}
+
 /* 128 random bits drawn after the job ended: no job can write them into
  * a file, so no part is scanned for them (the parts are streamed, never
  * held whole). */
@@ -338,9 +357,7 @@ send_answer (struct rc_session *s, const struct rc_buf *json, const struct attac
           (void)rc_send (res, head.data, head.len);
           break;
         }
-      rc_buf_printf (&head, "--%s\r\nContent-Type: application/octet-stream\r\n", boundary);
-      put_disposition (&head, att[i].e->path, att[i].e->path_len);
-      rc_buf_append_str (&head, "\r\n");
+      rc_session_answer_part_head (&head, boundary, att[i].e->path, att[i].e->path_len);
       if (rc_send (res, head.data, head.len) < 0)
         break; /* the client went away */
       rc_buf_reset (&head);

@@ -31,12 +31,31 @@ struct rc_exec_request
 };
 void rc_exec_request_free (struct rc_exec_request *er);
 
+/* Reads the multipart/form-data body of POST /execute and
+ * /sessions/{id}/execute into er (api_sessions.c; no session, slot or
+ * worker needed, so fuzz/session_form_fuzz.c calls it).  Returns 0, or the
+ * HTTP status (400, 413, 501) with res filled; er is the caller's to free
+ * either way. */
+int rc_session_parse_execute (const struct rc_http_request *req, const struct rc_session_config *sc,
+                              const struct rc_lang_table *langs, struct rc_exec_request *er,
+                              struct rc_http_response *res);
+
 /* Writes uploads into the session all-or-nothing: every file is staged
  * first, and only when all fit are they published.  Returns 0, or an HTTP
  * status (400, 413, 500) with res filled. */
 int rc_session_write_uploads (struct rc_session *s, const struct rc_session_config *sc,
                               struct rc_session_upload *ups, size_t n,
                               struct rc_http_response *res);
+
+/* Appends one file of the multipart/mixed answer to b: the part under
+ * boundary, its exact path in filename* (RFC 5987), a flattened ASCII
+ * filename, then the bytes.  No session needed (fuzz/session_answer_fuzz.c
+ * reads it back). */
+void rc_session_answer_part (struct rc_buf *b, const char *boundary, const char *path,
+                             size_t path_len, const char *data, size_t len);
+/* Its head alone (the answer streams the bytes after it, then CRLF). */
+void rc_session_answer_part_head (struct rc_buf *b, const char *boundary, const char *path,
+                                  size_t path_len);
 
 /* Runs er in the locked session s and fills res with the multipart/mixed
  * answer (or an error: 503 when no slot freed up in time, 500). */

@@ -23,6 +23,7 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -288,8 +289,9 @@ rc_child_main (void *p)
   errfd = fcntl (c->errpipe, F_DUPFD_CLOEXEC, 3);
   if (errfd < 0)
     rc_child_fail (c->errpipe, "error pipe", errno);
-  /* No controlling tty, own session: a TIOCSTI on an inherited terminal
-   * would need one, and kill(-pgid) from the job cannot reach the init. */
+  /* Own session, no controlling tty but its own terminal's when the step
+   * has one: a TIOCSTI on an inherited terminal would need one, and
+   * kill(-pgid) from the job cannot reach the init. */
   if (setsid () < 0)
     rc_child_fail (errfd, "setsid", errno);
   /* v1: into the job's memory cgroup ("0": this thread; it shares the
@@ -304,6 +306,10 @@ rc_child_main (void *p)
     rc_child_fail (errfd, "unshare cgroup namespace", errno);
   if (rc_child_setup_stdio (c->in, c->out, c->err) < 0)
     rc_child_fail (errfd, "stdio", errno);
+  /* A tty step: its terminal, as a login shell would have it (the session
+   * it leads has it as controlling tty, so ^C and job control work). */
+  if (c->ctty && ioctl (0, TIOCSCTTY, 0) < 0)
+    rc_child_fail (errfd, "controlling tty", errno);
   if (rc_child_set_rlimits (&c->step->limits) < 0)
     rc_child_fail (errfd, "rlimits", errno);
   fd = open ("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);

@@ -26,6 +26,7 @@ struct rc_child_ctx
   const struct rc_step *step;
   const char *const *envp;
   int in, out, err; /* the step's stdio (in < 0: /dev/null) */
+  bool ctty;        /* in is a terminal's slave: it becomes the controlling tty */
   int errpipe;      /* write end: "sandbox: <step> errno=N" on failure */
   uid_t uid;
   gid_t gid;

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -36,15 +37,21 @@ struct rc_run
 {
   struct rc_sandbox *sb;
   const struct rc_job_spec *spec;
+  /* The spec as sent when the io changes which steps have stdin, or puts
+   * the run step on a terminal. */
+  struct rc_job_spec spec_copy;
+  struct rc_step steps_copy[MAX_STEPS];
+  int tty;                   /* a tty step's master, or -1 */
+  unsigned short rows, cols; /* its size, as last asked (0: the init's) */
   uint32_t seq;
   int ctl;
   struct rc_run_io io;
   /* The worker's ends of each step's pipes. */
   int in_w[MAX_STEPS], out_r[MAX_STEPS], err_r[MAX_STEPS];
-  size_t step;                   /* the step supervised now */
-  bool started;                  /* its STARTED arrived */
-  bool init_gone;                /* the control connection closed */
-  struct rc_cgroup_meter meter;  /* of the step supervised now */
+  size_t step;                  /* the step supervised now */
+  bool started;                 /* its STARTED arrived */
+  bool init_gone;               /* the control connection closed */
+  struct rc_cgroup_meter meter; /* of the step supervised now */
   struct rc_watch w;
   struct rc_job_result res;
   uint64_t output_used;
@@ -59,6 +66,23 @@ close_fd (int *fd)
   if (*fd >= 0)
     close (*fd);
   *fd = -1;
+}
+
+/* A tty step's master came with its STARTED: the step's stdin and its one
+ * output stream (a terminal merges stdout and stderr) are dups of it, so
+ * the watch may close either; the original stays for resizes. */
+static void
+tty_take (struct rc_run *r, int master)
+{
+  r->tty = master;
+  if (r->rows && r->cols)
+    {
+      struct winsize ws = { .ws_row = r->rows, .ws_col = r->cols };
+      (void)ioctl (master, TIOCSWINSZ, &ws);
+    }
+  r->w.out_fd = fcntl (master, F_DUPFD_CLOEXEC, 3);
+  if (r->w.stdin_live)
+    r->w.stdin_fd = fcntl (master, F_DUPFD_CLOEXEC, 3);
 }
 
 /* ---- the watch's callbacks ---- */
@@ -87,6 +111,8 @@ run_read_exit (void *ctx, int *wstatus, rc_err_t *err)
     {
     case RC_CTL_STARTED:
       rc_cgroup_meter_close (&r->meter);
+      if (m.value == 1 && n > 0 && r->spec->steps[r->step].tty && r->tty < 0)
+        tty_take (r, fds[--n]);
       if (rc_ctl_get_meter (&m, fds, n, &r->meter) < 0)
         {
           for (size_t i = 0; i < n; i++)
@@ -195,6 +221,26 @@ connect_slot (struct rc_sandbox *sb, int slot, rc_err_t *err)
   return fd;
 }
 
+/* The caller's fd for the run step's stdin (0) or stdout (1), or -1. */
+static int
+given_fd (const struct rc_run *r, size_t i, int which)
+{
+  if (!r->io.given_stdio || i + 1 != r->spec->n_steps)
+    return -1;
+  return which == 0 ? r->io.stdin_fd : r->io.stdout_fd;
+}
+
+/* A copy of fd for the init (the caller keeps its own). */
+static int
+push_dup (int fd, int *child_fds, size_t *n, rc_err_t *err)
+{
+  int d = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+  if (d < 0)
+    return rc_error_sys (err, "sandbox: dup errno=%d", errno);
+  child_fds[(*n)++] = d;
+  return 0;
+}
+
 /* A send to the init failed: when the init refused the job it said why
  * (FAIL) before it closed the connection, and that is the error. */
 static int
@@ -220,30 +266,72 @@ make_pipes (struct rc_run *r, int *child_fds, size_t *n, rc_err_t *err)
   for (size_t i = 0; i < r->spec->n_steps; i++)
     {
       int p[2];
-      bool has_stdin = r->spec->steps[i].stdin_data != NULL
-                       || (r->io.live_stdin && i + 1 == r->spec->n_steps);
-      if (has_stdin)
+      if (r->spec->steps[i].tty)
+        continue; /* its terminal comes from the init, with STARTED */
+      if (r->spec->steps[i].stdin_data != NULL)
+        {
+          if (given_fd (r, i, 0) >= 0)
+            {
+              if (push_dup (given_fd (r, i, 0), child_fds, n, err) < 0)
+                return -1;
+            }
+          else
+            {
+              if (pipe2 (p, O_CLOEXEC) < 0)
+                return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+              child_fds[(*n)++] = p[0];
+              r->in_w[i] = p[1];
+              if (fcntl (p[1], F_SETFL, O_NONBLOCK) < 0)
+                return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+            }
+        }
+      if (given_fd (r, i, 1) >= 0)
+        {
+          if (push_dup (given_fd (r, i, 1), child_fds, n, err) < 0)
+            return -1;
+        }
+      else
         {
           if (pipe2 (p, O_CLOEXEC) < 0)
             return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-          child_fds[(*n)++] = p[0];
-          r->in_w[i] = p[1];
-          if (fcntl (p[1], F_SETFL, O_NONBLOCK) < 0)
+          r->out_r[i] = p[0];
+          child_fds[(*n)++] = p[1];
+          if (fcntl (r->out_r[i], F_SETFL, O_NONBLOCK) < 0)
             return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
         }
       if (pipe2 (p, O_CLOEXEC) < 0)
         return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-      r->out_r[i] = p[0];
-      child_fds[(*n)++] = p[1];
-      if (pipe2 (p, O_CLOEXEC) < 0)
-        return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
       r->err_r[i] = p[0];
       child_fds[(*n)++] = p[1];
-      if (fcntl (r->out_r[i], F_SETFL, O_NONBLOCK) < 0
-          || fcntl (r->err_r[i], F_SETFL, O_NONBLOCK) < 0)
+      if (fcntl (r->err_r[i], F_SETFL, O_NONBLOCK) < 0)
         return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
     }
   return 0;
+}
+
+/* The init gives a step a stdin pipe when the spec it receives says the
+ * step has input (stdin_data set): a run step fed live or from the caller's
+ * fd has one whatever its stdin_data, so the spec is sent as a copy that
+ * says so.  A run step on a terminal (io.tty) is marked in the copy too:
+ * the init makes its terminal instead of expecting its pipes. */
+static void
+adjust_stdin (struct rc_run *r)
+{
+  size_t last = r->spec->n_steps - 1;
+  bool fed = r->io.live_stdin || given_fd (r, last, 0) >= 0;
+  bool mark = fed && r->spec->steps[last].stdin_data == NULL;
+  if (!mark && !r->io.tty)
+    return;
+  r->spec_copy = *r->spec;
+  memcpy (r->steps_copy, r->spec->steps, r->spec->n_steps * sizeof r->steps_copy[0]);
+  if (mark)
+    {
+      r->steps_copy[last].stdin_data = "";
+      r->steps_copy[last].stdin_len = 0;
+    }
+  r->steps_copy[last].tty = r->io.tty;
+  r->spec_copy.steps = r->steps_copy;
+  r->spec = &r->spec_copy;
 }
 
 /* The watch of step i, begun. */
@@ -291,6 +379,7 @@ run_free (struct rc_run *r)
   rc_watch_end (&r->w);
   rc_cgroup_meter_close (&r->meter);
   close_fd (&r->ctl);
+  close_fd (&r->tty);
   rc_error_free (&r->fail);
   free (r);
 }
@@ -314,6 +403,7 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
   r->spec = spec;
   r->seq = claim_seq;
   r->ctl = -1;
+  r->tty = -1;
   r->t0 = rc_now_us ();
   r->w.stdin_fd = r->w.out_fd = r->w.err_fd = -1;
   rc_cgroup_meter_init (&r->meter);
@@ -328,6 +418,14 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
       goto fail;
     }
   r->res.n_steps = spec->n_steps;
+  if (sb->mode != RC_SANDBOX_ISOLATED)
+    {
+      /* The development fallback runs a job in one blocking call only. */
+      rc_error_set (err, ENOTSUP, "sandbox: interactive job errno=%d: needs the sandbox", ENOTSUP);
+      goto fail;
+    }
+  adjust_stdin (r);
+  spec = r->spec;
   if (rc_sandbox_drop_bounding (sb, err) < 0)
     goto fail;
   if (rc_ctl_spec_encode (spec, &memfd, err) < 0)
@@ -345,6 +443,19 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
       if (tree < 0)
         {
           rc_error_sys (err, "sandbox: session tree errno=%d", errno);
+          goto fail_fds;
+        }
+      child_fds[n++] = tree;
+    }
+  if (spec->tmp != RC_TMP_FRESH)
+    {
+      /* The build directory, the same way: a detached copy of its mount
+       * (the init attaches it at /tmp or under its overlay). */
+      tree = rc_open_tree (spec->tmp_dirfd, "",
+                           RC_OPEN_TREE_CLONE | RC_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+      if (tree < 0)
+        {
+          rc_error_sys (err, "sandbox: tmp tree errno=%d", errno);
           goto fail_fds;
         }
       child_fds[n++] = tree;
@@ -416,12 +527,37 @@ rc_run_handle (struct rc_run *r, const struct pollfd *pfd, size_t n, rc_err_t *e
 int
 rc_run_stdin (struct rc_run *r, const void *data, size_t len, bool eof)
 {
-  if (!r->w.stdin_live)
+  size_t max = r->io.stdin_buffer ? r->io.stdin_buffer : 65536;
+  if (!r->w.stdin_live || r->w.done)
     {
       errno = EPIPE;
       return -1;
     }
-  return rc_watch_stdin (&r->w, data, len, eof, r->io.stdin_buffer ? r->io.stdin_buffer : 65536);
+  if (r->spec->steps[r->step].tty && eof)
+    {
+      /* A terminal has no end of input to close: its EOF character makes
+       * a read return what the line holds (nothing, at its start). */
+      static const char veof = 4;
+      if (len && rc_watch_stdin (&r->w, data, len, false, max - 1) < 0)
+        return -1;
+      return rc_watch_stdin (&r->w, &veof, 1, false, max);
+    }
+  return rc_watch_stdin (&r->w, data, len, eof, max);
+}
+
+int
+rc_run_resize (struct rc_run *r, unsigned rows, unsigned cols)
+{
+  struct winsize ws = { .ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols };
+  if (!r->io.tty || r->w.done)
+    {
+      errno = ENOTTY;
+      return -1;
+    }
+  r->rows = ws.ws_row;
+  r->cols = ws.ws_col;
+  /* Before the terminal exists the size waits for it (tty_take). */
+  return r->tty >= 0 ? ioctl (r->tty, TIOCSWINSZ, &ws) : 0;
 }
 
 int
@@ -441,6 +577,12 @@ rc_run_stop (struct rc_run *r, enum rc_outcome why)
   rc_watch_stop (&r->w, why);
 }
 
+int
+rc_run_cpu_us (struct rc_run *r, uint64_t *us)
+{
+  return run_cpu_us (r, us);
+}
+
 size_t
 rc_run_step_index (const struct rc_run *r)
 {
@@ -458,6 +600,7 @@ rc_run_finish (struct rc_run *r, struct rc_job_result *res, rc_err_t *err)
   (void)rc_slot_mark_cleaning ((unsigned)r->spec->slot, r->seq);
   if (!r->init_gone && sb->n_ending < sizeof sb->ending / sizeof sb->ending[0])
     {
+      sb->ending_slot[sb->n_ending] = r->spec->slot;
       sb->ending[sb->n_ending++] = r->ctl;
       r->ctl = -1;
     }
@@ -469,28 +612,49 @@ rc_run_finish (struct rc_run *r, struct rc_job_result *res, rc_err_t *err)
   return 0;
 }
 
+/* Sends END on ending[i] and, with wait, waits for the init to close the
+ * connection: it does once it has killed and reaped every process of the
+ * job. */
+static void
+end_one (int fd, bool wait, uint64_t deadline)
+{
+  (void)rc_ctl_send_simple (fd, RC_CTL_END, 0, 0, NULL);
+  while (wait)
+    {
+      struct pollfd p = { .fd = fd, .events = POLLIN };
+      uint64_t now = rc_now_ms ();
+      char c;
+      if (now >= deadline || poll (&p, 1, (int)(deadline - now)) <= 0
+          || recv (fd, &c, 1, MSG_DONTWAIT) <= 0)
+        break;
+    }
+  close (fd);
+}
+
 void
 rc_sandbox_end_claims (struct rc_sandbox *sb, bool wait)
 {
   uint64_t deadline = rc_now_ms () + 3000;
+  /* Every END first, so the inits clear their jobs at the same time. */
   for (size_t i = 0; i < sb->n_ending; i++)
     (void)rc_ctl_send_simple (sb->ending[i], RC_CTL_END, 0, 0, NULL);
   for (size_t i = 0; i < sb->n_ending; i++)
-    {
-      /* The init closes the connection once it has killed and reaped
-       * every process of the job. */
-      while (wait)
-        {
-          struct pollfd p = { .fd = sb->ending[i], .events = POLLIN };
-          uint64_t now = rc_now_ms ();
-          char c;
-          if (now >= deadline || poll (&p, 1, (int)(deadline - now)) <= 0
-              || recv (sb->ending[i], &c, 1, MSG_DONTWAIT) <= 0)
-            break;
-        }
-      close (sb->ending[i]);
-    }
+    end_one (sb->ending[i], wait, deadline);
   sb->n_ending = 0;
+}
+
+void
+rc_sandbox_end_claim (struct rc_sandbox *sb, int slot, bool wait)
+{
+  for (size_t i = 0; i < sb->n_ending; i++)
+    if (sb->ending_slot[i] == slot)
+      {
+        end_one (sb->ending[i], wait, rc_now_ms () + 3000);
+        sb->n_ending--;
+        sb->ending[i] = sb->ending[sb->n_ending];
+        sb->ending_slot[i] = sb->ending_slot[sb->n_ending];
+        return;
+      }
 }
 
 void

@@ -349,6 +349,11 @@ rc_watch_stdin (struct rc_watch *w, const void *data, size_t len, bool eof, size
   w->last_activity_us = rc_now_us ();
   if (eof && w->stdin_live_buf.len == w->stdin_off)
     close_fd (&w->stdin_fd);
+  else if (w->stdin_live_buf.len > w->stdin_off)
+    /* Written now, not at the next turn of the caller's poll: the pipe
+     * (non-blocking) takes what it can, the rest waits for POLLOUT.  A
+     * program waiting on its stdin sees the bytes one loop sooner. */
+    write_stdin (w);
   return 0;
 }
 

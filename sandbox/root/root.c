@@ -15,8 +15,10 @@
  *   host paths      every language's hostPaths, bound read-only
  *   /lang/<slug>    every language directory, bound read-only
  *   /var/tmp        symlink to /tmp (same budget)
- *   /dev            tmpfs: null zero full random urandom, the fd links,
- *                   shm -> /tmp/.shm; no tty, no host device
+ *   /dev            tmpfs: null zero full random urandom tty, the fd links,
+ *                   shm -> /tmp/.shm, pts (empty: a tty step's own devpts
+ *                   instance is mounted there, workspace.c) and ptmx ->
+ *                   pts/ptmx; no host device
  *   /proc           of the slot's pid namespace, hidepid=2 or fail; kernel
  *                   knobs read-only; what leaks kernel addresses, other
  *                   tasks' timers, the keyring or the host's activity
@@ -372,26 +374,33 @@ fill_dev (int devfd, const char **step)
   static const struct
   {
     const char *name;
-    unsigned minor;
-  } nodes[] = { { "null", 3 }, { "zero", 5 }, { "full", 7 }, { "random", 8 }, { "urandom", 9 } };
+    unsigned major, minor;
+  } nodes[] = { { "null", 1, 3 },
+                { "zero", 1, 5 },
+                { "full", 1, 7 },
+                { "random", 1, 8 },
+                { "urandom", 1, 9 },
+                /* The controlling terminal: ENXIO for a job without one. */
+                { "tty", 5, 0 } };
   static const struct
   {
     const char *target, *name;
-  } links[] = { { "/proc/self/fd", "fd" },
-                { "/proc/self/fd/0", "stdin" },
-                { "/proc/self/fd/1", "stdout" },
-                { "/proc/self/fd/2", "stderr" },
-                { RC_ROOT_SHM_DIR, "shm" } };
+  } links[] = { { "/proc/self/fd", "fd" },       { "/proc/self/fd/0", "stdin" },
+                { "/proc/self/fd/1", "stdout" }, { "/proc/self/fd/2", "stderr" },
+                { RC_ROOT_SHM_DIR, "shm" },      { "pts/ptmx", "ptmx" } };
   size_t i;
   /* Device nodes are made, not bound from the host /dev: no host inode is
    * ever exposed. */
   for (i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
-    if (mknodat (devfd, nodes[i].name, S_IFCHR | 0666, makedev (1, nodes[i].minor)) < 0
+    if (mknodat (devfd, nodes[i].name, S_IFCHR | 0666, makedev (nodes[i].major, nodes[i].minor)) < 0
         || fchmodat (devfd, nodes[i].name, 0666, 0) < 0)
       RC_ROOT_FAIL ("mknod /dev");
   for (i = 0; i < sizeof links / sizeof links[0]; i++)
     if (symlinkat (links[i].target, devfd, links[i].name) < 0)
       RC_ROOT_FAIL ("symlink /dev");
+  /* The mount point of a tty step's devpts (the tmpfs is read-only). */
+  if (mkdirat (devfd, "pts", 0755) < 0)
+    RC_ROOT_FAIL ("mkdir /dev/pts");
   return 0;
 }
 

@@ -74,6 +74,9 @@ struct rc_root
   size_t n_cache;
   char tmp_opts[RC_TMP_OPTS_MAX]; /* what /tmp is mounted with now */
   bool session;                   /* /sandbox is a session's directory */
+  bool pts_mounted;               /* the job's devpts is at /dev/pts */
+  enum rc_tmp_kind tmp_layer;     /* what covers the fresh /tmp for the job */
+  bool tmp_lower;                 /* the build directory is attached under it */
   unsigned n_caches_mounted;
   int cache_mounted[32]; /* indices into cache[] mounted for the job */
 };
@@ -97,17 +100,24 @@ int rc_root_lower_of (const struct rc_root *root, const char *template_dir);
 int rc_root_lang_of (const struct rc_root *root, const char *slug);
 
 /* One job's mounts: /tmp's size, /sandbox (the overlay of language lang
- * with the request's files, or the session's tree), the cache overlays. */
+ * with the request's files, or the session's tree), the cache overlays,
+ * and over /tmp the build directory or an overlay on it (spec->tmp). */
 struct rc_root_job
 {
   const struct rc_job_spec *spec;
   int lower;      /* rc_root_lower_of (a template workspace) */
   int lang;       /* rc_root_lang_of (its caches), or -1 */
   int session_fd; /* a session: its directory as a detached mount tree */
+  int tmp_fd;     /* RC_TMP_BIND, RC_TMP_OVERLAY: the build directory, the same way */
   uid_t uid;
   gid_t gid;
 };
 int rc_root_job_mount (struct rc_root *root, const struct rc_root_job *job, const char **step);
+/* A tty step's terminal: the job's devpts at /dev/pts (mounted at its
+ * first tty step), a pty in it of 24 rows and 80 columns; *master
+ * (non-blocking) for its supervisor, *slave, owned by uid, for its stdio. */
+int rc_root_job_tty (struct rc_root *root, uid_t uid, gid_t gid, int *master, int *slave,
+                     const char **step);
 /* Once the job's processes are gone: its mounts go, a fresh /tmp is
  * mounted for the next one. */
 int rc_root_job_clear (struct rc_root *root, const char **step);

@@ -11,6 +11,15 @@
  *                or a session's directory, attached from a detached mount
  *                tree the worker cloned (RC_WORKSPACE_BIND)
  *   cache dirs   one overlay each, upper in /tmp/.runner (libmount)
+ *   /dev/pts     a tty step's terminal: a devpts instance of the job's
+ *                own (each devpts mount is a new instance since Linux
+ *                4.7), so the job sees its own ptys and nobody else's
+ *   over /tmp    for a judge's compile job, its build directory (a tmpfs
+ *                of the service, attached from a detached mount tree);
+ *                for a judged test, an overlay whose read-only lower is
+ *                that directory and whose upper is in the fresh /tmp.
+ *                Mounted last: the uppers of the mounts above live in the
+ *                fresh /tmp, which it covers.
  *
  * The workspace overlay, which every job mounts, calls mount(2) directly:
  * its options are ours, and a libmount context per job costs measurable
@@ -30,11 +39,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define RUNNER_DIR "/tmp/.runner"
+/* A judged test's /tmp: the build directory, its upper and work dirs. */
+#define TMP_LOWER RUNNER_DIR "/tl"
+#define TMP_UPPER RUNNER_DIR "/tu"
+#define TMP_WORK RUNNER_DIR "/tw"
 #define DEFAULT_TMP_BYTES (64ULL << 20)
 
 /* Mounts with a libmount context; errno is the mount(2) errno when the
@@ -236,6 +250,61 @@ mount_caches (struct rc_root *root, const struct rc_root_job *job, const char **
   return 0;
 }
 
+/* The build directory, attached at target from the detached tree the
+ * worker cloned (*attached once it is), then remounted: read-write for the
+ * compile job, read-only under a test's overlay, never suid or device
+ * files whoever wrote them. */
+static int
+attach_build_dir (const struct rc_root_job *job, const char *target, bool rdonly, bool *attached)
+{
+  unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | (rdonly ? MS_RDONLY : 0);
+  if (rc_move_mount (job->tmp_fd, "", AT_FDCWD, target, RC_MOVE_MOUNT_F_EMPTY_PATH) < 0)
+    return -1;
+  *attached = true;
+  return mount (NULL, target, NULL, flags, NULL);
+}
+
+static int
+mount_tmp_layer (struct rc_root *root, const struct rc_root_job *job, const char **step)
+{
+  enum rc_tmp_kind kind = job->spec->tmp;
+  char opts[256];
+
+  if (kind == RC_TMP_FRESH)
+    return 0;
+  if (job->tmp_fd < 0)
+    {
+      errno = EBADF;
+      RC_ROOT_FAIL ("build directory");
+    }
+  if (kind == RC_TMP_BIND)
+    {
+      bool attached = false;
+      int r = attach_build_dir (job, "/tmp", false, &attached);
+      if (attached)
+        root->tmp_layer = RC_TMP_BIND;
+      if (r < 0)
+        RC_ROOT_FAIL ("attach the build directory at /tmp");
+      /* /dev/shm links to /tmp/.shm.  The directory is fresh (the compile
+       * job is its first). */
+      if (mkdir (RC_ROOT_SHM_DIR, 01777) < 0 && errno != EEXIST)
+        RC_ROOT_FAIL ("mkdir /tmp/.shm");
+      return 0;
+    }
+  if (mkdir (TMP_LOWER, 0700) < 0)
+    RC_ROOT_FAIL ("mkdir the build directory's mount point");
+  if (attach_build_dir (job, TMP_LOWER, true, &root->tmp_lower) < 0)
+    RC_ROOT_FAIL ("attach the build directory");
+  if (mkdir (TMP_UPPER, 01777) < 0 || mkdir (TMP_UPPER "/.shm", 01777) < 0
+      || mkdir (TMP_WORK, 0700) < 0)
+    RC_ROOT_FAIL ("mkdir /tmp overlay dirs");
+  snprintf (opts, sizeof opts, "lowerdir=" TMP_LOWER ",upperdir=" TMP_UPPER ",workdir=" TMP_WORK);
+  if (mount ("overlay", "/tmp", "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+    RC_ROOT_FAIL ("overlay /tmp");
+  root->tmp_layer = RC_TMP_OVERLAY;
+  return 0;
+}
+
 int
 rc_root_job_mount (struct rc_root *root, const struct rc_root_job *job, const char **step)
 {
@@ -262,7 +331,56 @@ rc_root_job_mount (struct rc_root *root, const struct rc_root_job *job, const ch
     }
   else if (mount_template (root, job, step) < 0)
     return -1;
-  return mount_caches (root, job, step);
+  if (mount_caches (root, job, step) < 0)
+    return -1;
+  return mount_tmp_layer (root, job, step);
+}
+
+/* Enough for a program that opens a pty of its own (script, expect); the
+ * kernel's pty.max is shared by every instance. */
+#define PTS_MAX "8"
+
+int
+rc_root_job_tty (struct rc_root *root, uid_t uid, gid_t gid, int *master, int *slave,
+                 const char **step)
+{
+  struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+  int unlock = 0, m, s;
+
+  /* ptmxmode 0666: the job may open more ptys in its instance (a
+   * terminal in a terminal), at most PTS_MAX; its slaves are its own. */
+  if (!root->pts_mounted)
+    {
+      if (mount ("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+                 "newinstance,ptmxmode=0666,mode=0620,max=" PTS_MAX)
+          < 0)
+        RC_ROOT_FAIL ("mount devpts");
+      root->pts_mounted = true;
+    }
+  m = open ("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+  if (m < 0)
+    RC_ROOT_FAIL ("open ptmx");
+  /* The slave through the master, not by a path the job could race. */
+  if (ioctl (m, TIOCSPTLCK, &unlock) < 0 || ioctl (m, TIOCSWINSZ, &ws) < 0
+      || (s = ioctl (m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+    {
+      int e = errno;
+      close (m);
+      errno = e;
+      RC_ROOT_FAIL ("open pty");
+    }
+  /* The job's uid may reopen it (ttyname, /dev/pts/0). */
+  if (fchown (s, uid, gid) < 0)
+    {
+      int e = errno;
+      close (m);
+      close (s);
+      errno = e;
+      RC_ROOT_FAIL ("chown pty");
+    }
+  *master = m;
+  *slave = s;
+  return 0;
 }
 
 static int
@@ -279,6 +397,13 @@ int
 rc_root_job_clear (struct rc_root *root, const char **step)
 {
   const struct rc_root_plan *plan = root->plan;
+  /* What covers /tmp first: the fresh tmpfs under it holds the uppers. */
+  if (root->tmp_layer != RC_TMP_FRESH && unmount ("/tmp") < 0)
+    RC_ROOT_FAIL ("unmount /tmp's layer");
+  root->tmp_layer = RC_TMP_FRESH;
+  if (root->tmp_lower && unmount (TMP_LOWER) < 0)
+    RC_ROOT_FAIL ("unmount the build directory");
+  root->tmp_lower = false;
   while (root->n_caches_mounted > 0)
     {
       int k = root->cache_mounted[--root->n_caches_mounted];
@@ -291,6 +416,12 @@ rc_root_job_clear (struct rc_root *root, const char **step)
         }
       if (p != NULL && unmount (p) < 0)
         RC_ROOT_FAIL ("unmount cache overlay");
+    }
+  if (root->pts_mounted)
+    {
+      if (unmount ("/dev/pts") < 0)
+        RC_ROOT_FAIL ("unmount devpts");
+      root->pts_mounted = false;
     }
   /* The workspace first: its upper is in /tmp. */
   if (unmount ("/sandbox") < 0)

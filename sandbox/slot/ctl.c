@@ -163,6 +163,7 @@ struct spec_hdr
   uint32_t n_steps, n_files, n_env;
   uint32_t workspace;
   uint32_t pad;
+  uint32_t tmp, pad2; /* enum rc_tmp_kind */
   uint64_t tmp_bytes, tmp_inodes;
   uint64_t template_off; /* 0: none */
   uint64_t lang_off;     /* 0: none */
@@ -174,7 +175,7 @@ struct step_rec
   struct rc_limits limits;
   uint64_t argv_off; /* an array of argc string offsets */
   uint32_t argc;
-  uint8_t has_stdin, stop_on_failure, pad[2];
+  uint8_t has_stdin, stop_on_failure, tty, pad;
 };
 
 struct file_rec
@@ -242,6 +243,7 @@ rc_ctl_spec_encode (const struct rc_job_spec *spec, int *memfd, rc_err_t *err)
   h.n_files = (uint32_t)spec->n_files;
   h.n_env = (uint32_t)n_env;
   h.workspace = (uint32_t)spec->workspace;
+  h.tmp = (uint32_t)spec->tmp;
   h.tmp_bytes = spec->tmp_bytes;
   h.tmp_inodes = spec->tmp_inodes;
   if (enc_reserve (&e, sizeof h) < 0)
@@ -273,6 +275,7 @@ rc_ctl_spec_encode (const struct rc_job_spec *spec, int *memfd, rc_err_t *err)
         recs[i].argc = (uint32_t)argc;
         recs[i].has_stdin = st->stdin_data != NULL;
         recs[i].stop_on_failure = st->stop_on_failure;
+        recs[i].tty = st->tty;
         if ((recs[i].argv_off = enc_put (&e, offs, argc * sizeof offs[0])) == 0)
           goto nomem;
       }
@@ -435,6 +438,7 @@ rc_ctl_spec_decode (int memfd, struct rc_ctl_decoded *out)
        * claimer's to write. */
       osteps[i].stdin_data = steps[i].has_stdin ? "" : NULL;
       osteps[i].stop_on_failure = steps[i].stop_on_failure;
+      osteps[i].tty = steps[i].tty != 0;
     }
   for (uint32_t i = 0; i < h->n_files; i++)
     {
@@ -458,11 +462,15 @@ rc_ctl_spec_decode (int memfd, struct rc_ctl_decoded *out)
   out->spec.tmp_bytes = h->tmp_bytes;
   out->spec.tmp_inodes = h->tmp_inodes;
   out->spec.bind_dirfd = -1;
+  out->spec.tmp = (enum rc_tmp_kind)h->tmp;
+  out->spec.tmp_dirfd = -1;
   if (h->template_off && (out->spec.template_dir = dec_str (base, len, h->template_off)) == NULL)
     goto bad;
   if (h->lang_off && (out->spec.lang = dec_str (base, len, h->lang_off)) == NULL)
     goto bad;
   if (out->spec.workspace != RC_WORKSPACE_TEMPLATE && out->spec.workspace != RC_WORKSPACE_BIND)
+    goto bad;
+  if (h->tmp > RC_TMP_OVERLAY)
     goto bad;
   return 0;
 bad:

@@ -8,14 +8,17 @@
  *
  *   claimer -> init  JOB seq, with SCM_RIGHTS: a memfd holding the spec
  *                    (rc_ctl_spec_encode), each step's stdin read end (when
- *                    the step has one), stdout and stderr write ends, and
+ *                    the step has one), stdout and stderr write ends (none
+ *                    for a tty step: the init makes its terminal), and
  *                    for a session its directory as a detached mount tree
  *                    GO step        run it (step 0 is sent with JOB)
  *                    KILL           kill every process of the job
  *                    SIGNAL sig     to the step's process group
  *                    END            the job is over: clear it away
  *   init -> claimer  STARTED step   exec'd; with SCM_RIGHTS the step's
- *                                   cgroup meter (cgroup.h) and its bases
+ *                                   cgroup meter (cgroup.h) and its bases,
+ *                                   and for a tty step (value 1) the
+ *                                   terminal's master last
  *                    EXITED step    value: the wait status; flag UNMET:
  *                                   its memory limit could not be set,
  *                                   nothing ran

@@ -68,6 +68,7 @@ struct init
   struct rc_ctl_decoded job;
   int in[MAX_STEPS], out[MAX_STEPS], err[MAX_STEPS];
   int session_fd;
+  int tmp_fd;    /* the job's build directory (RC_TMP_BIND, RC_TMP_OVERLAY) */
   pid_t child;   /* the current step's first process, 0: none */
   unsigned step; /* its index */
 };
@@ -194,7 +195,7 @@ job_reset_fds (struct init *in)
 {
   for (int i = 0; i < MAX_STEPS; i++)
     in->in[i] = in->out[i] = in->err[i] = -1;
-  in->session_fd = -1;
+  in->session_fd = in->tmp_fd = -1;
 }
 
 static void
@@ -207,6 +208,7 @@ job_close_fds (struct init *in)
       close_fd (&in->err[i]);
     }
   close_fd (&in->session_fd);
+  close_fd (&in->tmp_fd);
 }
 
 /* Takes JOB: the spec and the pipe ends.  0: a job to serve; 1: an END
@@ -242,9 +244,12 @@ job_receive (struct init *in)
   close (fds[0]);
   spec = &in->job.spec;
   /* The fds come in step order: stdin's read end when the step has
-   * stdin, then stdout's and stderr's write ends; a session's tree last. */
+   * stdin, then stdout's and stderr's write ends; a session's tree, then
+   * the build directory's, last. */
   for (size_t i = 0; i < spec->n_steps && i < MAX_STEPS; i++)
     {
+      if (spec->steps[i].tty)
+        continue; /* its stdio is the terminal the init makes */
       if (spec->steps[i].stdin_data)
         in->in[i] = used < n ? fds[used++] : -1;
       in->out[i] = used < n ? fds[used++] : -1;
@@ -252,6 +257,8 @@ job_receive (struct init *in)
     }
   if (spec->workspace == RC_WORKSPACE_BIND)
     in->session_fd = used < n ? fds[used++] : -1;
+  if (spec->tmp != RC_TMP_FRESH)
+    in->tmp_fd = used < n ? fds[used++] : -1;
   while (used < n)
     close (fds[used++]);
   return 0;
@@ -262,8 +269,10 @@ drop:
 }
 
 /* The step's first process: cloned onto this stack, into the step's
- * cgroup (v2), until it execs (CLONE_VFORK).  0 with STARTED sent; 1 with
- * EXITED UNMET sent; -1: a sandbox failure (FAIL sent). */
+ * cgroup (v2), until it execs (CLONE_VFORK).  A tty step gets a terminal
+ * (root/workspace.c) whose master goes to the claimer with STARTED.  0
+ * with STARTED sent; 1 with EXITED UNMET sent; -1: a sandbox failure (FAIL
+ * sent). */
 static int
 step_start (struct init *in, unsigned i)
 {
@@ -272,8 +281,9 @@ step_start (struct init *in, unsigned i)
   struct rc_cgroup_meter meter;
   struct rc_clone_args args = { .flags = CLONE_VM | CLONE_VFORK, .exit_signal = SIGCHLD };
   struct rc_child_ctx c;
-  int errp[2], clone_fd = -1, join_fd = -1, fds[RC_CG_METER_FDS];
+  int errp[2], clone_fd = -1, join_fd = -1, fds[RC_CG_METER_FDS + 1], master = -1, slave = -1;
   size_t n_fds = 0;
+  int r;
   bool unmet = false;
   char buf[160];
   rc_err_t err = NULL;
@@ -297,6 +307,15 @@ step_start (struct init *in, unsigned i)
     if (rc_cgroup_step_view (in->a->cg, i, "/sys/fs/cgroup", mask, &err) < 0)
       goto fail;
   }
+  if (st->tty)
+    {
+      const char *what = NULL;
+      if (rc_root_job_tty (&in->root, in->a->uid, in->a->gid, &master, &slave, &what) < 0)
+        {
+          rc_error_sys (&err, "%s", what);
+          goto fail;
+        }
+    }
   if (pipe2 (errp, O_CLOEXEC) < 0)
     {
       rc_error_sys (&err, "error pipe");
@@ -304,9 +323,10 @@ step_start (struct init *in, unsigned i)
     }
   c = (struct rc_child_ctx){ .step = st,
                              .envp = spec->envp,
-                             .in = in->in[i],
-                             .out = in->out[i],
-                             .err = in->err[i],
+                             .in = st->tty ? slave : in->in[i],
+                             .out = st->tty ? slave : in->out[i],
+                             .err = st->tty ? slave : in->err[i],
+                             .ctty = st->tty,
                              .errpipe = errp[1],
                              .uid = in->a->uid,
                              .gid = in->a->gid,
@@ -323,6 +343,7 @@ step_start (struct init *in, unsigned i)
    * and the child runs below this frame, on this stack. */
   pid = rc_clone3_raw (&args, rc_child_main, &c);
   close (errp[1]);
+  close_fd (&slave);
   close_fd (&in->in[i]);
   close_fd (&in->out[i]);
   close_fd (&in->err[i]);
@@ -341,12 +362,22 @@ step_start (struct init *in, unsigned i)
   if (k > 0)
     {
       buf[k] = '\0';
+      close_fd (&master);
       (void)rc_ctl_send_simple (in->conn, RC_CTL_FAIL, i, 0, buf);
       return -1;
     }
   rc_ctl_put_meter (&m, &meter, fds, &n_fds);
-  return rc_ctl_send (in->conn, &m, fds, n_fds) < 0 ? -1 : 0;
+  if (master >= 0)
+    {
+      m.value = 1;
+      fds[n_fds++] = master;
+    }
+  r = rc_ctl_send (in->conn, &m, fds, n_fds) < 0 ? -1 : 0;
+  close_fd (&master);
+  return r;
 fail:
+  close_fd (&master);
+  close_fd (&slave);
   snprintf (buf, sizeof buf, "sandbox: step %u: %s errno=%d", i, rc_error_text (err),
             err ? err->status : EIO);
   rc_error_free (&err);
@@ -397,6 +428,7 @@ job_serve (struct init *in)
                             .lower = rc_root_lower_of (&in->root, in->job.spec.template_dir),
                             .lang = rc_root_lang_of (&in->root, in->job.spec.lang),
                             .session_fd = in->session_fd,
+                            .tmp_fd = in->tmp_fd,
                             .uid = in->a->uid,
                             .gid = in->a->gid };
 
@@ -409,6 +441,7 @@ job_serve (struct init *in)
       return;
     }
   close_fd (&in->session_fd);
+  close_fd (&in->tmp_fd);
   for (;;)
     {
       struct pollfd pfd[2] = { { .fd = in->conn, .events = POLLIN },

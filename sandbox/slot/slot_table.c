@@ -179,6 +179,15 @@ claim_slot (unsigned i, struct rc_slot_claim *c)
   return true;
 }
 
+bool
+rc_slot_claim_transfer (unsigned slot, uint32_t seq, pid_t from, pid_t to)
+{
+  uint64_t w = atomic_load (&table->slots[slot].word);
+  if (W_STATE (w) != RC_SLOT_RUNNING || W_SEQ (w) != (seq & 0xffffffu) || W_OWNER (w) != from)
+    return false;
+  return cas (slot, &w, W_MAKE (RC_SLOT_RUNNING, W_SEQ (w), to));
+}
+
 struct rc_slot_claim
 rc_slot_claim_this (unsigned slot)
 {
@@ -366,15 +375,15 @@ rc_slot_queue_forget (pid_t pid)
     wake ();
 }
 
-struct rc_slot_claim
-rc_slot_claim_wait (uint64_t wait_ms, uint64_t cleaning_grace_ms, volatile int *stop)
+static struct rc_slot_claim
+claim_wait (uint64_t wait_ms, uint64_t cleaning_grace_ms, volatile int *stop, bool admitted)
 {
   uint64_t start = rc_now_ms ();
   for (;;)
     {
       uint32_t seen = rc_slot_table_releases ();
       bool pending = false;
-      struct rc_slot_claim c = rc_slot_claim_now (&pending);
+      struct rc_slot_claim c = admitted ? claim_any (&pending) : rc_slot_claim_now (&pending);
       uint64_t now = rc_now_ms (), limit;
       if (c.slot >= 0 || (stop && *stop))
         return c;
@@ -386,6 +395,18 @@ rc_slot_claim_wait (uint64_t wait_ms, uint64_t cleaning_grace_ms, volatile int *
       rc_slot_table_wait (seen,
                           (unsigned)((limit - now) * 1000 < 20000 ? (limit - now) * 1000 : 20000));
     }
+}
+
+struct rc_slot_claim
+rc_slot_claim_wait (uint64_t wait_ms, uint64_t cleaning_grace_ms, volatile int *stop)
+{
+  return claim_wait (wait_ms, cleaning_grace_ms, stop, false);
+}
+
+struct rc_slot_claim
+rc_slot_claim_wait_admitted (uint64_t wait_ms, volatile int *stop)
+{
+  return claim_wait (wait_ms, 0, stop, true);
 }
 
 bool

@@ -67,6 +67,11 @@ struct rc_slot_claim rc_slot_claim_now (bool *pending);
  * wait early when it becomes non-zero. */
 struct rc_slot_claim rc_slot_claim_wait (uint64_t wait_ms, uint64_t cleaning_grace_ms,
                                          volatile int *stop);
+/* A claim changes hands inside the service: a process's supervisor takes
+ * the claim the worker made for it (fcgi/processes/), so that the keeper
+ * ends it when the supervisor dies, not when that worker does.  RUNNING
+ * seq owned by from -> owned by to; false when it is not from's any more. */
+bool rc_slot_claim_transfer (unsigned slot, uint32_t seq, pid_t from, pid_t to);
 /* The wait queue (RUN_QUEUE_MAX, RUN_QUEUE_WAIT_MS): a request that finds
  * no READY slot takes a ticket and waits, asleep on the table's futex,
  * until its ticket is the first of those still waiting and a slot is
@@ -87,6 +92,11 @@ enum rc_queue_verdict
 struct rc_slot_claim rc_slot_claim_queued (unsigned max_waiting, uint64_t wait_ms,
                                            volatile int *stop, bool (*gone) (void *ud), void *ud,
                                            enum rc_queue_verdict *why, uint64_t *waited_us);
+/* For a request that was admitted (it got its first slot, through the
+ * queue or at once) and holds none now (a judge between its tests): a
+ * wait that does not yield to tickets taken after it came in, so it
+ * always progresses with at least one slot. */
+struct rc_slot_claim rc_slot_claim_wait_admitted (uint64_t wait_ms, volatile int *stop);
 /* Tickets waiting now (runcell_queue_length). */
 unsigned rc_slot_queue_length (void);
 /* The tickets of a process that died while it waited are given up. */

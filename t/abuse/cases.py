@@ -35,6 +35,7 @@ Expectation terms, separated by spaces (regexes cannot contain spaces: use
                                                   line, N denied lines, no ESCAPED
 """
 
+import base64
 import os
 import re
 
@@ -161,11 +162,20 @@ def _cmp(value, op, want):
 RUNNER_LINE = re.compile(r"runner: killed: [^\n]*\n?\Z")
 
 
+def _text(r, key):
+    """An output of the response as text: /v1 answers an output that is not
+    UTF-8 as {"base64": ...}; its bytes are decoded with U+FFFD here."""
+    v = r.get(key) if isinstance(r, dict) else None
+    if isinstance(v, dict) and "base64" in v:
+        return base64.b64decode(v["base64"]).decode("utf-8", "replace")
+    return v or ""
+
+
 def _outlen(r):
-    err = r.get("stderr") or ""
+    err = _text(r, "stderr")
     if r.get("oomKilled"):
         err = RUNNER_LINE.sub("", err)
-    return len((r.get("stdout") or "").encode("utf-8", "replace")) + len(
+    return len(_text(r, "stdout").encode("utf-8", "replace")) + len(
         err.encode("utf-8", "replace"))
 
 
@@ -196,13 +206,13 @@ def check_term(term, r):
     if term in ("oomKilled", "timedOut", "idleTimedOut", "truncated"):
         return r.get(term) is True
     if term == "probe":
-        return probe_verdict(r.get("stdout"))[0]
+        return probe_verdict(_text(r, "stdout"))[0]
     m = re.match(r"^(stdout|stderr|out)(!?)~(.*)$", term)
     if m:
         if m.group(1) == "out":
-            text = (r.get("stdout") or "") + "\n" + (r.get("stderr") or "")
+            text = _text(r, "stdout") + "\n" + _text(r, "stderr")
         else:
-            text = r.get(m.group(1)) or ""
+            text = _text(r, m.group(1))
         found = re.search(m.group(3), text, re.M) is not None
         return found != (m.group(2) == "!")
     m = re.match(r"^limit=(.*)$", term)
@@ -243,9 +253,9 @@ def summary(r):
     keys = ("stage", "exitCode", "signal", "limit", "timedOut", "idleTimedOut", "oomKilled",
             "truncated", "wallMs", "cpuMs", "memoryPeakKb")
     s = " ".join("%s=%s" % (k, r.get(k)) for k in keys if k in r)
-    s += "\nstdout: %r\nstderr: %r" % ((r.get("stdout") or "")[:1500], (r.get("stderr") or "")[:600])
+    s += "\nstdout: %r\nstderr: %r" % (_text(r, "stdout")[:1500], _text(r, "stderr")[:600])
     comp = r.get("compile")
     if isinstance(comp, dict):
         s += "\ncompile: exit=%s limit=%s stderr=%r" % (comp.get("exitCode"), comp.get("limit"),
-                                                       (comp.get("stderr") or "")[:400])
+                                                       _text(comp, "stderr")[:400])
     return s

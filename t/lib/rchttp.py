@@ -249,14 +249,16 @@ class Service:
                    RUN_INPUT_MAX (to reach the backend's own 413)
     site           more nginx/render values for the site (NGINX_CONN_PER_CLIENT,
                    CLIENT_KEY_HEADER, ...)
+    nginx_judge_body_max  the same for POST /v1/judge (RUN_JUDGE_INPUT_MAX)
     start_timeout  seconds to wait for the socket and /health
     """
 
     def __init__(self, env=None, languages="python", nginx_body_max=None, start_timeout=60,
-                 name="rchttp", site=None):
+                 name="rchttp", nginx_judge_body_max=None, site=None):
         self.extra_env = dict(env or {})
         self.languages = languages
         self.nginx_body_max = nginx_body_max
+        self.nginx_judge_body_max = nginx_judge_body_max
         self.site = dict(site or {})
         self.start_timeout = start_timeout
         self.name = name
@@ -372,11 +374,15 @@ class Service:
             "PORT": str(self.port),
             "BIND_ADDRESS": "127.0.0.1",
             "RUN_INPUT_MAX": env.get("RUN_INPUT_MAX", "1048576"),
+            "RUN_JUDGE_INPUT_MAX": env.get("RUN_JUDGE_INPUT_MAX", "64m"),
             "RUNCELL_UPSTREAM": "unix:" + self.socket_path,
             "OPENAPI_FILE": os.path.join(SRCDIR, "docs", "openapi.yaml"),
+            "PLAYGROUND_DIR": os.path.join(BUILDDIR, "playground"),
         }
         if self.nginx_body_max is not None:
             site["NGINX_BODY_MAX"] = str(self.nginx_body_max)
+        if self.nginx_judge_body_max is not None:
+            site["NGINX_JUDGE_BODY_MAX"] = str(self.nginx_judge_body_max)
         site.update({k: str(v) for k, v in self.site.items()})
         # bench/ab_front.py compares kept and per-request FastCGI connections.
         for knob in ("FASTCGI_KEEP_CONN", "FASTCGI_KEEPALIVE"):

@@ -15,7 +15,11 @@ nginx and this test talk to the hosts.
 What is checked:
   1. the page's configuration passes nginx -t and every host is reachable;
   2. session requests are pinned: the same session id always reaches the
-     same host, and the ids spread over several hosts;
+     same host, and the ids spread over several hosts; so are process
+     requests (/v1/processes/{id}), a session's process (its id starts with
+     its session's) reaching its session's host; a process started through
+     the front is used through it (stdin, its events, its status), and so
+     is one started in a session;
   3. 60 POST /run (3 at a time, each checked by its computed answer) are
      balanced over the hosts; after 20, one host is stopped (SIGTERM, then
      SIGKILL after 5 s: a crash as far as nginx can tell); every request
@@ -63,7 +67,7 @@ CLIENTS = 3
 N_IDS = 40
 CLONE_NEWNET = 0x40000000
 
-t = tap.Tap(plan=12)
+t = tap.Tap(plan=16)
 
 
 def run(*args, timeout=30, check=True):
@@ -341,6 +345,69 @@ def session_probe(sid):
     return request("GET", "/sessions/%s/files/" % sid, timeout=30)
 
 
+def process_probe(pid):
+    return request("GET", "/v1/processes/" + pid, timeout=30)
+
+
+def events(pid):
+    """Every event of a process, through the front (to its exit)."""
+    ans = request("GET", "/v1/processes/%s/events" % pid, timeout=60)
+    out = []
+    for block in ans.body.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line)
+        if "event" in fields:
+            out.append((fields["event"], json.loads(fields.get("data", "null"))))
+    return ans, out
+
+
+def processes(c, rng, sids, owners):
+    """Process requests are pinned by the process id, a session's process
+    by its session's id; one started through the front works through it."""
+    pids = ["%032x" % rng.getrandbits(128) for _ in range(N_IDS)]
+    first = {p: process_probe(p) for p in pids}
+    second = {p: process_probe(p) for p in pids}
+    hosts = {p: first[p].host for p in pids}
+    t.ok(all(a.status == 404 and (a.json() or {}).get("error") == "process not found"
+             for a in first.values())
+         and all(first[p].host == second[p].host for p in pids) and len(set(hosts.values())) >= 2,
+         "the same process id always reaches the same host (runcell's 404); %d ids spread over "
+         "%d hosts" % (len(pids), len(set(hosts.values()))),
+         lambda: repr([(a.status, a.host, a.body[:60]) for a in first.values()][:5]))
+    mine = {s: process_probe(s + "%032x" % rng.getrandbits(128)) for s in sids[:16]}
+    t.ok(all(mine[s].status == 404 and mine[s].host == owners[s] for s in mine),
+         "a session's process id (the session's id first) reaches its session's host",
+         lambda: repr([(owners[s], a.host, a.status) for s, a in mine.items()][:5]))
+    prog = json.dumps({"language": "python", "files": [{"name": "main.py", "content":
+                       "print('echo', input(), flush=True)"}], "limits": {"idleMs": 20000}})
+    made = request("POST", "/v1/processes", prog)
+    pid = (made.json() or {}).get("id", "")
+    fed = request("POST", "/v1/processes/%s/stdin" % pid, json.dumps({"data": "pinned\n"})) if pid else None
+    stream, evs = events(pid) if pid else (None, [])
+    status = process_probe(pid) if pid else None
+    hosts = {a.host for a in (made, fed, stream, status) if a is not None}
+    t.ok(made.status == 201 and fed.status == 204 and evs and evs[-1][0] == "exit"
+         and evs[-1][1].get("stdout") == "echo pinned\n" and status.status == 200
+         and len(hosts) == 1,
+         "a process started through the front is used through it: stdin, events, status "
+         "(all on %s)" % sorted(h for h in hosts if h),
+         lambda: repr((made.status, made.body[:100], fed and fed.status, evs[-2:],
+                       status and status.status, hosts)))
+    sess = request("POST", "/sessions")
+    sid = (sess.json() or {}).get("session_id", "")
+    sp = request("POST", "/sessions/%s/processes" % sid, prog) if sid else None
+    spid = (sp.json() or {}).get("id", "") if sp else ""
+    fed = request("POST", "/v1/processes/%s/stdin" % spid,
+                                    json.dumps({"data": "in a session\n"})) if spid else None
+    stream, evs = events(spid) if spid else (None, [])
+    t.ok(sp is not None and sp.status == 201 and spid.startswith(sid) and fed.status == 204
+         and sp.host == sess.host == fed.host == stream.host and evs and evs[-1][0] == "exit"
+         and evs[-1][1].get("stdout") == "echo in a session\n",
+         "a session's process, started and used through the front, stays on its session's host",
+         lambda: repr((sess.status, sess.host, sp and (sp.status, sp.host, sp.body[:100]),
+                       fed and (fed.status, fed.host), evs[-2:]))
+         + "\n" + "\n".join(c.log_tail(n, 30) for n in list(c.logs)))
+
+
 # ------------------------------------------------------------------ the test
 def port_open(addr, port):
     try:
@@ -407,6 +474,8 @@ def body(c):
          "the same session id always reaches the same host; %d ids spread over %d hosts"
          % (N_IDS, len(spread)),
          lambda: repr({h: list(owners.values()).count(h) for h in spread}))
+
+    processes(c, rng, ids, owners)
 
     # The host with the most session ids is the one we lose.
     counts = {h: list(owners.values()).count(h) for h in spread}

@@ -90,14 +90,34 @@ test_config (void)
     { "RUN_MEMORY_MAX", "1g" },
     { "PORT", "8080" },
     { "RUN_SANDBOX", "off" },
+    { "RUN_PROCESS_KEEP_S", "0" },
     { NULL, NULL },
   };
 
   tap_ok (load (empty, &cfg, msg, sizeof msg) == 0, "defaults load");
+  tap_ok (cfg.judge.parallel == 4 && cfg.judge.max_tests == 1000
+              && cfg.judge.input_max == 64ULL << 20 && cfg.judge.wall_max_ms == 600000
+              && cfg.judge.echo_bytes == 4096,
+          "the judge's defaults");
+  rc_config_free (&cfg);
+  {
+    static const struct kv judge[]
+        = { { "RUN_JUDGE_PARALLEL", "2" },   { "RUN_JUDGE_MAX_TESTS", "50" },
+            { "RUN_JUDGE_INPUT_MAX", "8m" }, { "RUN_JUDGE_WALL_MAX", "90s" },
+            { "RUN_JUDGE_ECHO_KB", "0" },    { NULL, NULL } };
+    tap_ok (load (judge, &cfg, msg, sizeof msg) == 0 && cfg.judge.parallel == 2
+                && cfg.judge.max_tests == 50 && cfg.judge.input_max == 8ULL << 20
+                && cfg.judge.wall_max_ms == 90000 && cfg.judge.echo_bytes == 0,
+            "RUN_JUDGE_* are read (%s)", msg);
+  }
+  rc_config_free (&cfg);
+  tap_ok (load (empty, &cfg, msg, sizeof msg) == 0, "defaults load again");
   tap_ok (cfg.concurrency == 10 && cfg.input_max == 1048576 && cfg.output_max == 1048576
               && cfg.uid_base == 10001 && !cfg.allow_shutdown && !cfg.debug && cfg.port == 4040
               && cfg.timeout_default_ms == 30000,
           "defaults match the reference");
+  tap_ok (cfg.max_processes == cfg.concurrency && cfg.process_keep_s == 60,
+          "processes: as many as slots, kept 60 s after exit");
   rc_config_free (&cfg);
 
   tap_ok (load (good, &cfg, msg, sizeof msg) == 0, "explicit values load");
@@ -108,6 +128,8 @@ test_config (void)
   tap_ok (cfg.env_allow && cfg.env_allow[0] && strcmp (cfg.env_allow[0], "FOO") == 0
               && cfg.env_allow[1] && strcmp (cfg.env_allow[1], "BAR_2") == 0 && !cfg.env_allow[2],
           "RUN_ENV_ALLOW is split on commas");
+  tap_ok (cfg.max_processes == 4 && cfg.process_keep_s == 0,
+          "RUN_MAX_PROCESSES follows RUN_CONCURRENCY; RUN_PROCESS_KEEP_S 0 is allowed");
   rc_config_free (&cfg);
 
   static const struct
@@ -136,6 +158,13 @@ test_config (void)
     { "RUN_METRICS_ALLOW", "10.0.0.0/33" },
     { "RUN_METRICS_ALLOW", "localhost" },
     { "MAX_SESSIONS_PER_CLIENT", "65" },
+    { "RUN_MAX_PROCESSES", "0" },
+    { "RUN_PROCESS_KEEP_S", "90000" },
+    { "RUN_JUDGE_PARALLEL", "0" },
+    { "RUN_JUDGE_MAX_TESTS", "many" },
+    { "RUN_JUDGE_INPUT_MAX", "2g" },
+    { "RUN_JUDGE_WALL_MAX", "10" },
+    { "RUN_JUDGE_ECHO_KB", "-4" },
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     {

@@ -1,8 +1,10 @@
 /* execute_request_test.c - POST /v1/execute parsing: files, names, stdin,
- * args, limits against defaults and ceilings. */
+ * args, limits against defaults and ceilings, strict fields, base64; and
+ * how the /v1 answers write program output (step_render.c). */
 #include <config.h>
 
 #include "fcgi/execute/execute_request.h"
+#include "fcgi/execute/step_render.h"
 #include "t/unit/tap.h"
 
 #include <stdio.h>
@@ -127,6 +129,63 @@ main (void)
   reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"limits\":{"
           "\"diskMb\":5}}",
           400, "limits.diskMb");
+
+  /* Strict fields at every depth: a typo is named, never ignored. */
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],\"stdn\":\"1\"}",
+          400, "stdn is not a known field");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\",\"size\":1}]}", 400,
+          "files[0].size is not a known field");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],"
+          "\"compileLimits\":{\"wallMs\":1}}",
+          400, "compileLimits.wallMs");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],"
+          "\"compileLimits\":{\"wallTimeMs\":600000}}",
+          400, "compileLimits.wallTimeMs: 600000 is above");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":{\"base64\":\"!\"}}]}",
+          400, "files[0].content.base64 is not valid base64");
+  reject ("{\"language\":\"python\",\"files\":[{\"name\":\"a\",\"content\":\"\"}],"
+          "\"encoding\":\"hex\"}",
+          400, "encoding");
+  tap_ok (parse ("{\"language\":\"python\",\"files\":[{\"name\":\"main.py\",\"content\":"
+                 "{\"base64\":\"cHJpbnQoMSk=\"}}],\"stdin\":{\"base64\":\"AP8K\"},"
+                 "\"args\":[{\"base64\":\"/w==\"}],\"compileLimits\":{\"wallTimeMs\":5000,"
+                 "\"memoryMb\":64},\"encoding\":\"base64\"}",
+                 &ex, &status, msg)
+              == 0,
+          "base64 content, stdin and args, compileLimits and encoding parse (%s)", msg);
+  tap_ok (ex.files[0].len == 8 && memcmp (ex.files[0].content, "print(1)", 8) == 0
+              && ex.stdin_len == 3 && (unsigned char)ex.stdin_data[0] == 0
+              && (unsigned char)ex.stdin_data[1] == 0xff && (unsigned char)ex.args[0][0] == 0xff
+              && ex.args[0][1] == '\0' && ex.base64_out,
+          "they decode to their bytes");
+  tap_ok (ex.limits.compile.wall_ms == 5000 && ex.limits.compile.memory_bytes == 64ULL << 20
+              && ex.limits.compile.cpu_ms == RC_COMPILE_CPU_MS,
+          "compileLimits lie over the compile step's own limits");
+  rc_execute_request_free (&ex);
+
+  {
+    struct rc_buf b = { 0 };
+    rc_v1_render_bytes (&b, "h\xc3\xa9\n", 4, false);
+    tap_ok (strcmp (b.data, "\"h\xc3\xa9\\n\"") == 0, "UTF-8 output is a string: %s", b.data);
+    rc_buf_reset (&b);
+    rc_v1_render_bytes (&b, "\x00\xff", 2, false);
+    tap_ok (strcmp (b.data, "{\"base64\":\"AP8=\"}") == 0, "other bytes are base64: %s", b.data);
+    rc_buf_reset (&b);
+    rc_v1_render_bytes (&b, "ok", 2, true);
+    tap_ok (strcmp (b.data, "{\"base64\":\"b2s=\"}") == 0, "encoding base64: always: %s", b.data);
+    rc_buf_reset (&b);
+    rc_v1_render_output (&b, "ab\xc3", 3, false, true);
+    tap_ok (strcmp (b.data, "\"ab\"") == 0, "text cut inside a character stays text: %s", b.data);
+    rc_buf_reset (&b);
+    rc_v1_render_output (&b, "ab\xc3", 3, false, false);
+    tap_ok (strcmp (b.data, "{\"base64\":\"YWLD\"}") == 0,
+            "the same bytes not cut are not text: %s", b.data);
+    rc_buf_reset (&b);
+    rc_v1_render_output (&b, "a\xff\xc3", 3, false, true);
+    tap_ok (strncmp (b.data, "{\"base64\"", 9) == 0, "a cut does not excuse other bytes: %s",
+            b.data);
+    rc_buf_free (&b);
+  }
 
   tap_ok (rc_exec_path_is_safe ("src/main.c", 10) && rc_exec_path_is_safe (".hidden", 7)
               && rc_exec_path_is_safe ("a..b", 4),

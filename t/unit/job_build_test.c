@@ -226,6 +226,34 @@ test_execute (void)
               && run->limits.memory_bytes == (64ULL << 20),
           "/v1/execute: the compiled program gets the args and the request's memory");
   rc_job_free (&job);
+
+  /* /v1/judge splits the two: a compile job whose /tmp is the build
+   * directory, then run jobs whose /tmp is an overlay on it. */
+  req.stage = RC_JOB_STAGE_COMPILE;
+  req.tmp = RC_TMP_BIND;
+  req.tmp_dirfd = 9;
+  tap_ok (rc_job_build (&job, &cpp, &req, &cfg, &err) == 0 && job.spec.n_steps == 1
+              && job.has_compile && job.run_step == 0 && job.spec.tmp == RC_TMP_BIND
+              && job.spec.tmp_dirfd == 9,
+          "/v1/judge: the compile step alone, /tmp the build directory");
+  comp = &job.spec.steps[0];
+  tap_ok (strcmp (comp->argv[0], "/bin/sh") == 0 && strstr (comp->argv[2], "g++")
+              && comp->stdin_data == NULL && comp->limits.wall_ms == RC_COMPILE_WALL_MS,
+          "/v1/judge: the compile job has the compile limits and no stdin");
+  rc_job_free (&job);
+  req.stage = RC_JOB_STAGE_RUN;
+  req.tmp = RC_TMP_OVERLAY;
+  tap_ok (rc_job_build (&job, &cpp, &req, &cfg, &err) == 0 && job.spec.n_steps == 1
+              && !job.has_compile && job.spec.tmp == RC_TMP_OVERLAY
+              && strcmp (job.spec.steps[0].argv[0], "/tmp/a.out") == 0
+              && job.spec.steps[0].stdin_len == 2,
+          "/v1/judge: a test's run step alone, over the build");
+  rc_job_free (&job);
+  req.stage = RC_JOB_STAGE_COMPILE;
+  tap_ok (rc_job_build (&job, &py, &req, &cfg, &err) < 0,
+          "a compile job of a language without one is refused");
+  rc_error_free (&err);
+  rc_job_free (&job);
   rc_lang_free (&py);
   rc_lang_free (&cpp);
 }

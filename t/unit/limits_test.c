@@ -126,6 +126,32 @@ test_layers (const char *langs_dir)
                      == 0,
           "layer 4: an asked value above its ceiling is a 400 naming it");
   rc_error_free (&err);
+  {
+    struct rc_limits run = { .wall_ms = 1000, .output_bytes = 64 * 1024 };
+    struct rc_limits compile = { .wall_ms = 7000, .memory_bytes = 100ULL << 20 };
+    struct rc_limits_ask ask = { &run, &compile, "tests[2].limits", NULL };
+    tap_ok (rc_limits_resolve_ask (&cfg, &toy, RC_LIMITS_JUDGE, &ask, &jl, &err) == 0
+                && jl.compile.wall_ms == 7000 && jl.compile.memory_bytes == 100ULL << 20
+                && jl.compile.cpu_ms == RC_COMPILE_CPU_MS && jl.run.wall_ms == 1000
+                && jl.run.stream_bytes == 64 * 1024 && jl.run.output_bytes == 0,
+            "compileLimits over the compile step's own; the judge caps each stream at outputKb");
+    compile.memory_bytes = 401ULL << 20;
+    tap_ok (rc_limits_resolve_ask (&cfg, &toy, RC_LIMITS_EXECUTE, &ask, &jl, &err) < 0
+                && err->http_status == 400
+                && strcmp (err->msg,
+                           "compileLimits.memoryMb: 401 is above this server's ceiling of 400")
+                       == 0,
+            "an asked compile limit above its ceiling is a 400 naming it");
+    rc_error_free (&err);
+    compile.memory_bytes = 0;
+    run.cpu_ms = 2001;
+    tap_ok (rc_limits_resolve_ask (&cfg, &toy, RC_LIMITS_JUDGE, &ask, &jl, &err) < 0
+                && strcmp (err->msg, "tests[2].limits.cpuMs: 2001 is above this server's ceiling "
+                                     "of 2000")
+                       == 0,
+            "a judged test's limit is named by its path");
+    rc_error_free (&err);
+  }
   rc_config_free (&cfg);
 }
 

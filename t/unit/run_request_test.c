@@ -123,6 +123,9 @@ test_invalid (void)
                  "invalid timeout", "invalid timeout");
   expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"python\",\"timeout\":30}", 400,
                  "invalid timeout", "numeric timeout");
+  /* Found by fuzz/run_request_fuzz.c: read up to its NUL, this was 5 s. */
+  expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"python\",\"timeout\":\"5s\\u0000x\"}",
+                 400, "invalid timeout", "timeout with a NUL inside");
   expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"python\",\"timeout\":\"2S\"}", 400,
                  "invalid timeout \"2S\"", "upper-case unit: not the documented pattern");
   expect_reject ("{\"solution_text\":\"\",\"lang_slug\":\"python\",\"timeout\":\"1h\"}", 400,

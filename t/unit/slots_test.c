@@ -146,6 +146,15 @@ main (void)
           "ready -> running: the claim names the slot, its init and the sequence");
   d = rc_slot_claim_now (NULL);
   tap_ok (d.slot == -1, "a second claim finds none");
+  tap_ok (!rc_slot_claim_transfer (0, c.seq, getpid () + 1, 4242),
+          "a claim is not transferred by a process that does not own it");
+  tap_ok (!rc_slot_claim_transfer (0, c.seq + 1, getpid (), 4242),
+          "nor under another claim's sequence");
+  tap_ok (rc_slot_claim_transfer (0, c.seq, getpid (), 4242), "its owner transfers it");
+  rc_slot_table_read (0, &v);
+  tap_ok (v.state == RC_SLOT_RUNNING && v.owner == 4242 && v.seq == c.seq,
+          "the claim is the new owner's, still running, same sequence");
+  tap_ok (rc_slot_claim_transfer (0, c.seq, 4242, getpid ()), "and back");
   tap_ok (!rc_slot_mark_cleaning (0, c.seq + 1), "an END of another claim is refused");
   tap_ok (rc_slot_mark_cleaning (0, c.seq), "running -> cleaning with the claim's sequence");
   rc_slot_table_read (0, &v);

@@ -1,5 +1,5 @@
 /* abuse: R26 exhaust inotify and fanotify instances (per-uid kernel limits; the slot uid is reused): both are denied (ENOSYS), none is made */
-/* expect: exit=0 stdout~instances=0 then ENOSYS */
+/* expect: exit=0 stdout~instances=0.then.ENOSYS stdout~fanotify_init:.ENOSYS */
 /* next: inotify_ok.c */
 #define _GNU_SOURCE 1
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* abuse: follow-up: the next request on the same slot gets the same answer (ENOSYS, not a per-uid limit left by the one before) */
 /* role: followup */
-/* expect: exit=0 stdout~inotify_init1: ENOSYS */
+/* expect: exit=0 stdout~inotify_init1:.ENOSYS */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@ Field names follow the API (docs/openapi.yaml) in Python's spelling; each
 record keeps the raw JSON in `raw`, so a field a newer runcell adds is
 never lost to an older client.
 """
+import base64
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional
 
@@ -68,6 +69,15 @@ class RunResult:
         return [i.get("value") for i in self.checker_items() if i.get("type") == "result"]
 
 
+def _text(v: Any) -> str:
+    """An output as text: /v1 answers one that is not UTF-8 as
+    {"base64": ...} (the bytes stay in raw); here its bytes are decoded,
+    U+FFFD for what is not UTF-8."""
+    if isinstance(v, dict) and isinstance(v.get("base64"), str):
+        return base64.b64decode(v["base64"]).decode("utf-8", "replace")
+    return v if isinstance(v, str) else ""
+
+
 @dataclass
 class StepResult:
     """One step (compile or run) of /v1/execute."""
@@ -87,8 +97,8 @@ class StepResult:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "StepResult":
-        return cls(exit_code=d.get("exitCode"), signal=d.get("signal"), stdout=d.get("stdout", ""),
-                   stderr=d.get("stderr", ""), timed_out=bool(d.get("timedOut")),
+        return cls(exit_code=d.get("exitCode"), signal=d.get("signal"), stdout=_text(d.get("stdout")),
+                   stderr=_text(d.get("stderr")), timed_out=bool(d.get("timedOut")),
                    idle_timed_out=bool(d.get("idleTimedOut")), truncated=bool(d.get("truncated")),
                    oom_killed=bool(d.get("oomKilled")), limit=d.get("limit"),
                    wall_ms=int(d.get("wallMs", 0)), cpu_ms=int(d.get("cpuMs", 0)),
