@@ -135,6 +135,54 @@ plain_relative_path (const char *s)
   return true;
 }
 
+/* The manifest's paths: relative ones stay inside the language directory,
+ * absolute ones are where a job can see them. */
+static int
+check_paths (struct rc_lang *lang, rc_err_t *err)
+{
+  if (!plain_relative_path (lang->input_dir) || !plain_relative_path (lang->solution_file)
+      || (lang->checker_file && !plain_relative_path (lang->checker_file)))
+    return rc_error_set (err, 0, "inputDir, solutionFile and checkerFile must be relative paths");
+  lang->n_overlay_paths = rc_strv_len (lang->overlay_paths);
+  for (size_t i = 0; i < lang->n_overlay_paths; i++)
+    if (lang->overlay_paths[i][0] != '/')
+      return rc_error_set (err, 0, "overlayPaths must be absolute: '%s'", lang->overlay_paths[i]);
+  lang->n_host_paths = rc_strv_len (lang->host_paths);
+  for (size_t i = 0; i < lang->n_host_paths; i++)
+    if (!rc_lang_host_path_ok (lang->host_paths[i]))
+      return rc_error_set (err, 0,
+                           "hostPaths: '%s' must be absolute, without . or .., and not under a path "
+                           "every job mounts over (/tmp, /var/tmp, /dev, /proc, /sys, /sandbox, "
+                           "/lang)",
+                           lang->host_paths[i]);
+  return 0;
+}
+
+/* "env": {"NAME": "value", ...} as a NULL-terminated NAME=value vector
+ * (empty when absent). */
+static int
+env_field (struct json_object *root, struct rc_lang *lang, rc_err_t *err)
+{
+  struct json_object *v;
+  if ((lang->env = calloc (1, sizeof (char *))) == NULL)
+    return rc_error_set (err, ENOMEM, "env");
+  if (!json_object_object_get_ex (root, "env", &v))
+    return 0;
+  if (!json_object_is_type (v, json_type_object))
+    return rc_error_set (err, 0, "field 'env' must be an object of strings");
+  json_object_object_foreach (v, key, val)
+  {
+    char *kv = NULL;
+    if (!json_object_is_type (val, json_type_string))
+      return rc_error_set (err, 0, "env.%s must be a string", key);
+    /* rc_strv_push takes kv, freed on failure too. */
+    if (asprintf (&kv, "%s=%s", key, json_object_get_string (val)) < 0
+        || rc_strv_push (&lang->env, kv) < 0)
+      return rc_error_set (err, ENOMEM, "env");
+  }
+  return 0;
+}
+
 int
 rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, const char *dir,
                         rc_err_t *err)
@@ -175,29 +223,8 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
       rc_error_set (err, ENOMEM, "inputDir");
       goto out;
     }
-  if (!plain_relative_path (lang->input_dir) || !plain_relative_path (lang->solution_file)
-      || (lang->checker_file && !plain_relative_path (lang->checker_file)))
-    {
-      rc_error_set (err, 0, "inputDir, solutionFile and checkerFile must be relative paths");
-      goto out;
-    }
-  lang->n_overlay_paths = rc_strv_len (lang->overlay_paths);
-  for (size_t i = 0; i < lang->n_overlay_paths; i++)
-    if (lang->overlay_paths[i][0] != '/')
-      {
-        rc_error_set (err, 0, "overlayPaths must be absolute: '%s'", lang->overlay_paths[i]);
-        goto out;
-      }
-  lang->n_host_paths = rc_strv_len (lang->host_paths);
-  for (size_t i = 0; i < lang->n_host_paths; i++)
-    if (!rc_lang_host_path_ok (lang->host_paths[i]))
-      {
-        rc_error_set (err, 0,
-                      "hostPaths: '%s' must be absolute, without . or .., and not under a path "
-                      "every job mounts over (/tmp, /var/tmp, /dev, /proc, /sys, /sandbox, /lang)",
-                      lang->host_paths[i]);
-        goto out;
-      }
+  if (check_paths (lang, err) < 0)
+    goto out;
   if (json_object_object_get_ex (root, "checkerRequired", &v))
     {
       if (!json_object_is_type (v, json_type_boolean))
@@ -212,29 +239,8 @@ rc_lang_parse_manifest (struct rc_lang *lang, const char *json, size_t len, cons
       rc_error_set (err, 0, "checkerRequired needs checkerFile");
       goto out;
     }
-  lang->env = calloc (1, sizeof (char *));
-  if (lang->env == NULL)
+  if (env_field (root, lang, err) < 0)
     goto out;
-  if (json_object_object_get_ex (root, "env", &v))
-    {
-      if (!json_object_is_type (v, json_type_object))
-        {
-          rc_error_set (err, 0, "field 'env' must be an object of strings");
-          goto out;
-        }
-      json_object_object_foreach (v, key, val)
-      {
-        char *kv = NULL;
-        if (!json_object_is_type (val, json_type_string))
-          {
-            rc_error_set (err, 0, "env.%s must be a string", key);
-            goto out;
-          }
-        if (asprintf (&kv, "%s=%s", key, json_object_get_string (val)) < 0
-            || rc_strv_push (&lang->env, kv) < 0)
-          goto out;
-      }
-    }
   if (json_object_object_get_ex (root, "execute", &v) && json_object_is_type (v, json_type_object))
     {
       if (dup_string_field (v, "compile", false, &lang->execute_compile, err) < 0

@@ -86,18 +86,121 @@ open_listen_socket (const char *listen_spec)
   return fd;
 }
 
-int
-main (int argc, char **argv)
+/* What main has set up so far; teardown undoes exactly that, in reverse,
+ * whichever step failed. */
+struct service
 {
   struct rc_config cfg;
   struct rc_lang_table langs;
-  struct rc_worker_ctx ctx;
   enum rc_sandbox_mode mode;
-  rc_err_t err = NULL;
-  const char *listen_override = NULL;
-  int i, ret, instance_fd = -1;
+  int instance_fd;
+  bool host_set_up, sessions_set_up, build_dirs_set_up;
+};
 
-  for (i = 1; i < argc; i++)
+static int
+fail (const char *what, rc_err_t *err, int code)
+{
+  fprintf (stderr, "runcell-fcgi: %s%s%s\n", what ? what : "", what ? ": " : "",
+           rc_error_text (*err));
+  rc_error_free (err);
+  return code;
+}
+
+static void
+teardown (struct service *s)
+{
+  if (s->cfg.listen && strncmp (s->cfg.listen, "unix:", 5) == 0)
+    unlink (s->cfg.listen + 5);
+  if (s->sessions_set_up)
+    rc_sessions_host_teardown (&s->cfg);
+  if (s->build_dirs_set_up)
+    rc_build_dirs_sweep (&s->cfg, 0);
+  if (s->host_set_up)
+    rc_sandbox_host_teardown (&s->cfg);
+  rc_sandbox_instance_unlock (s->instance_fd);
+}
+
+/* Configuration and languages; 0, or the exit status. */
+static int
+load (struct service *s, const char *listen_override)
+{
+  rc_err_t err = NULL;
+  if (rc_config_load_env (&s->cfg, &err) < 0)
+    return fail ("configuration", &err, 78);
+  if (listen_override)
+    {
+      free (s->cfg.listen);
+      s->cfg.listen = strdup (listen_override);
+    }
+  rc_log_set_debug (s->cfg.debug);
+  if (rc_lang_table_load (&s->langs, &s->cfg, &err) < 0)
+    return fail ("languages", &err, 78);
+  for (size_t l = 0; l < s->langs.n; l++)
+    rc_log (RC_LOG_INFO, "language", "%s: %s", s->langs.langs[l].slug,
+            s->langs.langs[l].available ? "available" : s->langs.langs[l].unavailable_reason);
+  return 0;
+}
+
+/* The host below the service: every step recorded in s for teardown; 0,
+ * or the exit status. */
+static int
+set_up_host (struct service *s)
+{
+  rc_err_t err = NULL;
+  /* What would make every job fail stops the start here, naming what to
+   * change (docs/design.md, "Fail at start, not per job"); and a uid range
+   * or cgroup subtree another runcell holds is left alone before the
+   * host setup below touches either. */
+  if (s->cfg.sandbox && geteuid () == 0
+      && (rc_sandbox_check_langs (&s->langs, &err) < 0
+          || rc_sandbox_check_uids (&s->cfg, false, &err) < 0
+          || rc_sandbox_instance_lock (&s->cfg, &s->instance_fd, &err) < 0))
+    return fail (NULL, &err, 78);
+  if (rc_sandbox_host_setup (&s->cfg, &s->mode, &err) < 0)
+    return fail ("sandbox", &err, 71);
+  s->host_set_up = true;
+  /* After the setup emptied our own slots: a process of a slot uid now is
+   * a stranger's. */
+  if (s->mode == RC_SANDBOX_ISOLATED
+      && (rc_sandbox_check_uids (&s->cfg, true, &err) < 0
+          || rc_sandbox_workers_setup (&s->cfg, &err) < 0))
+    return fail (NULL, &err, 78);
+  if (s->cfg.sessions.quota == RC_SESSION_QUOTA_NONE)
+    rc_log (RC_LOG_WARN, "sessions_unbounded",
+            "SESSION_QUOTA=none: MAX_SESSION_SIZE and MAX_SESSION_ENTRIES are not enforced");
+  /* Sessions' tmpfs mounts live in a private mount namespace of the
+   * service, so they vanish with it even after SIGKILL. */
+  if (rc_sessions_host_setup (&s->cfg, &err) < 0)
+    return fail ("sessions", &err, 71);
+  s->sessions_set_up = true;
+  /* The judge's build directories: in the same private namespace. */
+  if (s->mode == RC_SANDBOX_ISOLATED
+      && rc_build_dirs_host_setup (&s->cfg, s->cfg.sessions.quota == RC_SESSION_QUOTA_TMPFS, &err)
+             < 0)
+    return fail ("judge", &err, 71);
+  s->build_dirs_set_up = true;
+  if (s->mode == RC_SANDBOX_UNSANDBOXED)
+    rc_log (RC_LOG_WARN, "unsandboxed",
+            "running WITHOUT the sandbox (not root or RUN_SANDBOX=off): unsafe, development only");
+  if (rc_processes_setup (&s->cfg, &err) < 0)
+    return fail ("processes", &err, 71);
+  if (rc_metrics_create (&s->langs) < 0)
+    {
+      fprintf (stderr, "runcell-fcgi: slot table: %s\n", strerror (errno));
+      return 71;
+    }
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  struct service s = { .instance_fd = -1 };
+  struct rc_worker_ctx ctx = { 0 };
+  const char *listen_override = NULL;
+  int ret;
+
+  for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "--listen") == 0 && i + 1 < argc)
         listen_override = argv[++i];
@@ -117,115 +220,28 @@ main (int argc, char **argv)
           return 2;
         }
     }
-  if (rc_config_load_env (&cfg, &err) < 0)
+  if ((ret = load (&s, listen_override)) != 0)
+    return ret;
+  if ((ret = set_up_host (&s)) == 0)
     {
-      fprintf (stderr, "runcell-fcgi: configuration: %s\n", rc_error_text (err));
-      return 78;
+      ctx.listen_fd = open_listen_socket (s.cfg.listen);
+      ret = ctx.listen_fd < 0 ? 71 : 0;
     }
-  if (listen_override)
+  if (ret == 0)
     {
-      free (cfg.listen);
-      cfg.listen = strdup (listen_override);
-    }
-  rc_log_set_debug (cfg.debug);
-  if (rc_lang_table_load (&langs, &cfg, &err) < 0)
-    {
-      fprintf (stderr, "runcell-fcgi: languages: %s\n", rc_error_text (err));
-      return 78;
-    }
-  for (size_t l = 0; l < langs.n; l++)
-    rc_log (RC_LOG_INFO, "language", "%s: %s", langs.langs[l].slug,
-            langs.langs[l].available ? "available" : langs.langs[l].unavailable_reason);
-  /* What would make every job fail stops the start here, naming what to
-   * change (docs/design.md, "Fail at start, not per job"); and a uid range
-   * or cgroup subtree another runcell holds is left alone before the
-   * host setup below touches either. */
-  if (cfg.sandbox && geteuid () == 0)
-    {
-      if (rc_sandbox_check_langs (&langs, &err) < 0 || rc_sandbox_check_uids (&cfg, false, &err) < 0
-          || rc_sandbox_instance_lock (&cfg, &instance_fd, &err) < 0)
+      ctx.cfg = &s.cfg;
+      ctx.langs = &s.langs;
+      ctx.mode = s.mode;
+      ctx.master = getpid ();
+      if (rc_master_run (&ctx, listen_override) < 0)
         {
-          fprintf (stderr, "runcell-fcgi: %s\n", rc_error_text (err));
-          return 78;
+          fprintf (stderr, "runcell-fcgi: no job could run here, so runcell did not start (the "
+                           "log says why)\n");
+          ret = 71;
         }
     }
-  if (rc_sandbox_host_setup (&cfg, &mode, &err) < 0)
-    {
-      fprintf (stderr, "runcell-fcgi: sandbox: %s\n", rc_error_text (err));
-      rc_sandbox_instance_unlock (instance_fd);
-      return 71;
-    }
-  /* After the setup emptied our own slots: a process of a slot uid now is
-   * a stranger's. */
-  if (mode == RC_SANDBOX_ISOLATED
-      && (rc_sandbox_check_uids (&cfg, true, &err) < 0
-          || rc_sandbox_workers_setup (&cfg, &err) < 0))
-    {
-      fprintf (stderr, "runcell-fcgi: %s\n", rc_error_text (err));
-      rc_sandbox_host_teardown (&cfg);
-      rc_sandbox_instance_unlock (instance_fd);
-      return 78;
-    }
-  if (cfg.sessions.quota == RC_SESSION_QUOTA_NONE)
-    rc_log (RC_LOG_WARN, "sessions_unbounded",
-            "SESSION_QUOTA=none: MAX_SESSION_SIZE and MAX_SESSION_ENTRIES are not enforced");
-  /* Sessions' tmpfs mounts live in a private mount namespace of the
-   * service, so they vanish with it even after SIGKILL. */
-  if (rc_sessions_host_setup (&cfg, &err) < 0)
-    {
-      fprintf (stderr, "runcell-fcgi: sessions: %s\n", rc_error_text (err));
-      rc_sandbox_host_teardown (&cfg);
-      rc_sandbox_instance_unlock (instance_fd);
-      return 71;
-    }
-  /* The judge's build directories: in the same private namespace. */
-  if (mode == RC_SANDBOX_ISOLATED
-      && rc_build_dirs_host_setup (&cfg, cfg.sessions.quota == RC_SESSION_QUOTA_TMPFS, &err) < 0)
-    {
-      fprintf (stderr, "runcell-fcgi: judge: %s\n", rc_error_text (err));
-      rc_sessions_host_teardown (&cfg);
-      rc_sandbox_host_teardown (&cfg);
-      return 71;
-    }
-  if (mode == RC_SANDBOX_UNSANDBOXED)
-    rc_log (RC_LOG_WARN, "unsandboxed",
-            "running WITHOUT the sandbox (not root or RUN_SANDBOX=off): unsafe, development only");
-  if (rc_processes_setup (&cfg, &err) < 0)
-    {
-      fprintf (stderr, "runcell-fcgi: processes: %s\n", rc_error_text (err));
-      rc_sandbox_host_teardown (&cfg);
-      return 71;
-    }
-  if (rc_metrics_create (&langs) < 0)
-    {
-      fprintf (stderr, "runcell-fcgi: slot table: %s\n", strerror (errno));
-      rc_sandbox_host_teardown (&cfg);
-      rc_sandbox_instance_unlock (instance_fd);
-      return 71;
-    }
-  memset (&ctx, 0, sizeof ctx);
-  ctx.listen_fd = open_listen_socket (cfg.listen);
-  if (ctx.listen_fd < 0)
-    {
-      rc_sandbox_host_teardown (&cfg);
-      rc_sandbox_instance_unlock (instance_fd);
-      return 71;
-    }
-  ctx.cfg = &cfg;
-  ctx.langs = &langs;
-  ctx.mode = mode;
-  ctx.master = getpid ();
-  ret = rc_master_run (&ctx, listen_override);
-  if (ret < 0)
-    fprintf (stderr, "runcell-fcgi: no job could run here, so runcell did not start (the log "
-                     "says why)\n");
-  if (cfg.listen && strncmp (cfg.listen, "unix:", 5) == 0)
-    unlink (cfg.listen + 5);
-  rc_sessions_host_teardown (&cfg);
-  rc_build_dirs_sweep (&cfg, 0);
-  rc_sandbox_host_teardown (&cfg);
-  rc_sandbox_instance_unlock (instance_fd);
-  rc_lang_table_free (&langs);
-  rc_config_free (&cfg);
-  return ret == 0 ? 0 : 71;
+  teardown (&s);
+  rc_lang_table_free (&s.langs);
+  rc_config_free (&s.cfg);
+  return ret;
 }

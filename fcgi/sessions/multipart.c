@@ -262,113 +262,118 @@ decode_ext_value (const char *v, size_t n, char **out, size_t *out_len)
   return 0;
 }
 
-/* Content-Disposition: form-data; name="x"; filename="y"; filename*=... */
+static const char *
+skip_blanks (const char *s, const char *end)
+{
+  while (s < end && (*s == ' ' || *s == '\t'))
+    s++;
+  return s;
+}
+
+/* A value: a quoted-string (backslash escapes) or a token; malloc'd. */
+static char *
+param_value (const char **sp, const char *end, size_t *vlen)
+{
+  const char *s = *sp;
+  char *val;
+  *vlen = 0;
+  if (s < end && *s == '"')
+    {
+      const char *start = ++s;
+      if ((val = malloc ((size_t)(end - start) + 1)) == NULL)
+        return NULL;
+      while (s < end && *s != '"')
+        {
+          if (*s == '\\' && s + 1 < end)
+            s++;
+          val[(*vlen)++] = *s++;
+        }
+      if (s == end)
+        {
+          free (val);
+          return NULL; /* no closing quote */
+        }
+      val[*vlen] = '\0';
+      *sp = s + 1;
+      return val;
+    }
+  const char *start = s;
+  while (s < end && *s != ';' && *s != ' ' && *s != '\t')
+    s++;
+  *vlen = (size_t)(s - start);
+  *sp = s;
+  return strndup (start, *vlen);
+}
+
+/* The next `; name=value` of a header value: 1 and the parameter, 0 at the
+ * end, -1 when malformed. */
+static int
+next_param (const char **sp, const char *end, const char **pname, size_t *plen, char **val,
+            size_t *vlen)
+{
+  const char *s = skip_blanks (*sp, end);
+  if (s == end)
+    return 0;
+  if (*s != ';')
+    return -1;
+  s = skip_blanks (s + 1, end);
+  *pname = s;
+  while (s < end && is_tchar ((unsigned char)*s))
+    s++;
+  *plen = (size_t)(s - *pname);
+  s = skip_blanks (s, end);
+  if (*plen == 0 || s == end || *s != '=')
+    return -1;
+  s = skip_blanks (s + 1, end);
+  if ((*val = param_value (&s, end, vlen)) == NULL)
+    return -1;
+  *sp = s;
+  return 1;
+}
+
+static bool
+param_is (const char *pname, size_t plen, const char *want)
+{
+  return plen == strlen (want) && strncasecmp (pname, want, plen) == 0;
+}
+
+/* Content-Disposition: form-data; name=...; filename=...; filename*=...
+ * A name is required; filename* (RFC 5987) wins over filename; a
+ * parameter given twice is malformed. */
 static int
 parse_disposition (struct rc_mp_parser *p, const char *v, size_t n, const char **why)
 {
-  const char *s = v, *end = v + n;
-  char *fname_plain = NULL, *fname_ext = NULL;
-  size_t fname_plain_len = 0, fname_ext_len = 0;
-  bool ok = false;
+  const char *s, *end = v + n, *pname;
+  char *fname_plain = NULL, *fname_ext = NULL, *val;
+  size_t fname_plain_len = 0, fname_ext_len = 0, plen, vlen;
+  int r;
 
-  if (n < 9 || strncasecmp (s, "form-data", 9) != 0)
+  if (n < 9 || strncasecmp (v, "form-data", 9) != 0)
     return fail (p, why, "part is not form-data");
-  s += 9;
-  for (;;)
+  s = v + 9;
+  while ((r = next_param (&s, end, &pname, &plen, &val, &vlen)) > 0)
     {
-      const char *pname;
-      size_t plen;
-      char *val = NULL;
-      size_t vlen = 0;
-
-      while (s < end && (*s == ' ' || *s == '\t'))
-        s++;
-      if (s == end)
-        break;
-      if (*s != ';')
-        goto bad;
-      s++;
-      while (s < end && (*s == ' ' || *s == '\t'))
-        s++;
-      pname = s;
-      while (s < end && is_tchar ((unsigned char)*s))
-        s++;
-      plen = (size_t)(s - pname);
-      while (s < end && (*s == ' ' || *s == '\t'))
-        s++;
-      if (plen == 0 || s == end || *s != '=')
-        goto bad;
-      s++;
-      while (s < end && (*s == ' ' || *s == '\t'))
-        s++;
-      if (s < end && *s == '"')
-        {
-          const char *start = ++s;
-          val = malloc ((size_t)(end - start) + 1);
-          if (val == NULL)
-            goto bad;
-          while (s < end && *s != '"')
-            {
-              if (*s == '\\' && s + 1 < end)
-                s++;
-              val[vlen++] = *s++;
-            }
-          if (s == end)
-            {
-              free (val);
-              goto bad;
-            }
-          s++;
-          val[vlen] = '\0';
-        }
-      else
-        {
-          const char *start = s;
-          while (s < end && *s != ';' && *s != ' ' && *s != '\t')
-            s++;
-          vlen = (size_t)(s - start);
-          val = strndup (start, vlen);
-          if (val == NULL)
-            goto bad;
-        }
-      if (plen == 4 && strncasecmp (pname, "name", 4) == 0)
+      if (param_is (pname, plen, "name"))
         {
           if (p->name || memchr (val, '\0', vlen))
-            {
-              free (val);
-              goto bad;
-            }
-          p->name = val;
+            r = -1;
+          else
+            p->name = val, val = NULL;
         }
-      else if (plen == 8 && strncasecmp (pname, "filename", 8) == 0)
+      else if (param_is (pname, plen, "filename"))
         {
           if (fname_plain)
-            {
-              free (val);
-              goto bad;
-            }
-          fname_plain = val;
-          fname_plain_len = vlen;
+            r = -1;
+          else
+            fname_plain = val, fname_plain_len = vlen, val = NULL;
         }
-      else if (plen == 9 && strncasecmp (pname, "filename*", 9) == 0)
-        {
-          int r;
-          if (fname_ext)
-            {
-              free (val);
-              goto bad;
-            }
-          r = decode_ext_value (val, vlen, &fname_ext, &fname_ext_len);
-          free (val);
-          if (r < 0)
-            goto bad;
-        }
-      else
-        free (val);
+      else if (param_is (pname, plen, "filename*"))
+        r = fname_ext ? -1 : decode_ext_value (val, vlen, &fname_ext, &fname_ext_len);
+      free (val);
+      if (r < 0)
+        break;
     }
-  ok = p->name != NULL;
-bad:
-  if (!ok)
+  if (r < 0 || p->name == NULL)
     {
       free (fname_plain);
       free (fname_ext);

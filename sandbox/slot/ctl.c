@@ -228,14 +228,85 @@ enc_str (struct enc *e, const char *s)
   return enc_put (e, s, strlen (s));
 }
 
-int
-rc_ctl_spec_encode (const struct rc_job_spec *spec, int *memfd, rc_err_t *err)
+/* The step records and their argv arrays; an errno value, 0 when done. */
+static int
+enc_steps (struct enc *e, const struct rc_job_spec *spec, uint64_t *steps_off)
 {
-  struct enc e = { 0 };
+  struct step_rec recs[16] = { 0 };
+  if (spec->n_steps > 16)
+    return E2BIG;
+  for (size_t i = 0; i < spec->n_steps; i++)
+    {
+      const struct rc_step *st = &spec->steps[i];
+      uint64_t offs[256];
+      size_t argc = 0;
+      for (; st->argv[argc]; argc++)
+        {
+          if (argc >= 256)
+            return E2BIG;
+          if ((offs[argc] = enc_str (e, st->argv[argc])) == 0)
+            return ENOMEM;
+        }
+      recs[i].limits = st->limits;
+      recs[i].argc = (uint32_t)argc;
+      recs[i].has_stdin = st->stdin_data != NULL;
+      recs[i].stop_on_failure = st->stop_on_failure;
+      recs[i].tty = st->tty;
+      if ((recs[i].argv_off = enc_put (e, offs, argc * sizeof offs[0])) == 0)
+        return ENOMEM;
+    }
+  *steps_off = enc_put (e, recs, spec->n_steps * sizeof recs[0]);
+  return *steps_off ? 0 : ENOMEM;
+}
+
+static int
+enc_files (struct enc *e, const struct rc_job_spec *spec, uint64_t *files_off)
+{
+  struct file_rec *recs = calloc (spec->n_files + 1, sizeof *recs);
+  if (recs == NULL)
+    return ENOMEM;
+  for (size_t i = 0; i < spec->n_files; i++)
+    {
+      recs[i].path_off = enc_str (e, spec->files[i].path);
+      recs[i].data_off = enc_put (e, spec->files[i].data, spec->files[i].len);
+      recs[i].len = spec->files[i].len;
+      recs[i].mode = spec->files[i].mode;
+      if (recs[i].path_off == 0 || recs[i].data_off == 0)
+        {
+          free (recs);
+          return ENOMEM;
+        }
+    }
+  *files_off = enc_put (e, recs, spec->n_files * sizeof *recs);
+  free (recs);
+  return *files_off ? 0 : ENOMEM;
+}
+
+static int
+enc_env (struct enc *e, const struct rc_job_spec *spec, size_t n_env, uint64_t *env_off)
+{
+  uint64_t *offs = calloc (n_env + 1, sizeof *offs);
+  if (offs == NULL)
+    return ENOMEM;
+  for (size_t i = 0; i < n_env; i++)
+    if ((offs[i] = enc_str (e, spec->envp[i])) == 0)
+      {
+        free (offs);
+        return ENOMEM;
+      }
+  *env_off = enc_put (e, offs, n_env * sizeof *offs);
+  free (offs);
+  return *env_off ? 0 : ENOMEM;
+}
+
+/* The header, then the strings and arrays; its offsets last. */
+static int
+enc_spec (struct enc *e, const struct rc_job_spec *spec)
+{
   struct spec_hdr h = { .magic = SPEC_MAGIC };
-  uint64_t steps_off, files_off, env_off;
-  size_t n_env = 0, i;
-  int fd = -1;
+  uint64_t tail[3], tail_off; /* the steps', files' and environment's offsets */
+  size_t n_env = 0;
+  int r;
 
   while (spec->envp && spec->envp[n_env])
     n_env++;
@@ -246,90 +317,39 @@ rc_ctl_spec_encode (const struct rc_job_spec *spec, int *memfd, rc_err_t *err)
   h.tmp = (uint32_t)spec->tmp;
   h.tmp_bytes = spec->tmp_bytes;
   h.tmp_inodes = spec->tmp_inodes;
-  if (enc_reserve (&e, sizeof h) < 0)
-    goto nomem;
-  memset (e.p, 0, sizeof h);
-  e.len = sizeof h;
-  if (spec->template_dir && (h.template_off = enc_str (&e, spec->template_dir)) == 0)
-    goto nomem;
-  if (spec->lang && (h.lang_off = enc_str (&e, spec->lang)) == 0)
-    goto nomem;
-  {
-    struct step_rec recs[16] = { 0 };
-    if (spec->n_steps > 16)
-      return rc_error_set (err, E2BIG, "sandbox: job errno=%d: too many steps", E2BIG);
-    for (i = 0; i < spec->n_steps; i++)
-      {
-        const struct rc_step *st = &spec->steps[i];
-        uint64_t offs[256];
-        size_t argc = 0;
-        while (st->argv[argc])
-          {
-            if (argc >= 256)
-              return rc_error_set (err, E2BIG, "sandbox: job errno=%d: argv too long", E2BIG);
-            if ((offs[argc] = enc_str (&e, st->argv[argc])) == 0)
-              goto nomem;
-            argc++;
-          }
-        recs[i].limits = st->limits;
-        recs[i].argc = (uint32_t)argc;
-        recs[i].has_stdin = st->stdin_data != NULL;
-        recs[i].stop_on_failure = st->stop_on_failure;
-        recs[i].tty = st->tty;
-        if ((recs[i].argv_off = enc_put (&e, offs, argc * sizeof offs[0])) == 0)
-          goto nomem;
-      }
-    if ((steps_off = enc_put (&e, recs, spec->n_steps * sizeof recs[0])) == 0)
-      goto nomem;
-  }
-  {
-    struct file_rec *recs = calloc (spec->n_files + 1, sizeof *recs);
-    if (recs == NULL)
-      goto nomem;
-    for (i = 0; i < spec->n_files; i++)
-      {
-        recs[i].path_off = enc_str (&e, spec->files[i].path);
-        recs[i].data_off = enc_put (&e, spec->files[i].data, spec->files[i].len);
-        recs[i].len = spec->files[i].len;
-        recs[i].mode = spec->files[i].mode;
-        if (recs[i].path_off == 0 || recs[i].data_off == 0)
-          {
-            free (recs);
-            goto nomem;
-          }
-      }
-    files_off = enc_put (&e, recs, spec->n_files * sizeof *recs);
-    free (recs);
-    if (files_off == 0)
-      goto nomem;
-  }
-  {
-    uint64_t *offs = calloc (n_env + 1, sizeof *offs);
-    if (offs == NULL)
-      goto nomem;
-    for (i = 0; i < n_env; i++)
-      if ((offs[i] = enc_str (&e, spec->envp[i])) == 0)
-        {
-          free (offs);
-          goto nomem;
-        }
-    env_off = enc_put (&e, offs, n_env * sizeof *offs);
-    free (offs);
-    if (env_off == 0)
-      goto nomem;
-  }
-  /* The three arrays' offsets follow the header. */
-  {
-    uint64_t tail[3] = { steps_off, files_off, env_off };
-    uint64_t tail_off = enc_put (&e, tail, sizeof tail);
-    if (tail_off == 0)
-      goto nomem;
-    h.total = e.len;
-    h.pad = (uint32_t)tail_off; /* the index's offset; the spec is far below 4 GiB */
-    if (tail_off >= UINT32_MAX)
-      return rc_error_set (err, E2BIG, "sandbox: job errno=%d: spec too large", E2BIG);
-  }
-  memcpy (e.p, &h, sizeof h);
+  if (enc_reserve (e, sizeof h) < 0)
+    return ENOMEM;
+  memset (e->p, 0, sizeof h);
+  e->len = sizeof h;
+  if (spec->template_dir && (h.template_off = enc_str (e, spec->template_dir)) == 0)
+    return ENOMEM;
+  if (spec->lang && (h.lang_off = enc_str (e, spec->lang)) == 0)
+    return ENOMEM;
+  if ((r = enc_steps (e, spec, &tail[0])) != 0 || (r = enc_files (e, spec, &tail[1])) != 0
+      || (r = enc_env (e, spec, n_env, &tail[2])) != 0)
+    return r;
+  if ((tail_off = enc_put (e, tail, sizeof tail)) == 0)
+    return ENOMEM;
+  if (tail_off >= UINT32_MAX)
+    return E2BIG;
+  h.total = e->len;
+  h.pad = (uint32_t)tail_off; /* the index's offset; the spec is far below 4 GiB */
+  memcpy (e->p, &h, sizeof h);
+  return 0;
+}
+
+int
+rc_ctl_spec_encode (const struct rc_job_spec *spec, int *memfd, rc_err_t *err)
+{
+  struct enc e = { 0 };
+  int fd, r = enc_spec (&e, spec);
+
+  if (r != 0)
+    {
+      free (e.p);
+      return rc_error_set (err, r, "sandbox: job spec errno=%d: %s", r,
+                           r == E2BIG ? "too many steps, too long an argv or too large" : "no memory");
+    }
   fd = memfd_create ("runcell-job", MFD_CLOEXEC);
   if (fd < 0)
     {
@@ -353,9 +373,6 @@ rc_ctl_spec_encode (const struct rc_job_spec *spec, int *memfd, rc_err_t *err)
   free (e.p);
   *memfd = fd;
   return 0;
-nomem:
-  free (e.p);
-  return rc_error_set (err, ENOMEM, "sandbox: job spec errno=%d", ENOMEM);
 }
 
 /* A string at off: inside the map and NUL-terminated there. */
