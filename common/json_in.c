@@ -357,3 +357,32 @@ rc_json_get_name (struct json_object *o, size_t *len, bool *has_nul)
     *len = n;
   return s;
 }
+
+struct json_object *
+rc_json_parse_object (const char *body, size_t len, rc_err_t *err)
+{
+  struct json_object *root = rc_json_parse_strict (body, len, err);
+  if (root != NULL && !json_object_is_type (root, json_type_object))
+    {
+      json_object_put (root);
+      rc_error_http (err, 400, "request body must be a JSON object");
+      return NULL;
+    }
+  return root;
+}
+
+int
+rc_json_known_fields (struct json_object *obj, const char *where, const char *const *known,
+                      rc_err_t *err)
+{
+  json_object_object_foreach (obj, key, val)
+  {
+    bool found = false;
+    (void)val;
+    for (size_t i = 0; known[i] && !found; i++)
+      found = strcmp (key, known[i]) == 0;
+    if (!found)
+      return rc_error_http (err, 400, "%s%s%s is not a known field", where, *where ? "." : "", key);
+  }
+  return 0;
+}

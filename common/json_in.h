@@ -25,6 +25,15 @@ struct json_object;
  * message starting with "invalid JSON". */
 struct json_object *rc_json_parse_strict (const char *body, size_t len, rc_err_t *err);
 
+/* A request body: rc_json_parse_strict, and a JSON object, else NULL and
+ * a 400 "request body must be a JSON object". */
+struct json_object *rc_json_parse_object (const char *body, size_t len, rc_err_t *err);
+
+/* Every member of obj is named in known (NULL-terminated); else a 400
+ * "WHERE.key is not a known field" (just "key" when where is ""). */
+int rc_json_known_fields (struct json_object *obj, const char *where, const char *const *known,
+                          rc_err_t *err);
+
 /* A string that names something (a slug, a file name, an env key, a path):
  * returns it when `o` is a JSON string without U+0000, else NULL.
  * *has_nul tells the two failures apart (wrong type vs NUL inside). */

@@ -66,22 +66,6 @@ nomem (rc_err_t *err)
 }
 
 int
-rc_v1_known_fields (struct json_object *obj, const char *where, const char *const *known,
-                    rc_err_t *err)
-{
-  json_object_object_foreach (obj, key, val)
-  {
-    bool found = false;
-    (void)val;
-    for (size_t i = 0; known[i] && !found; i++)
-      found = strcmp (key, known[i]) == 0;
-    if (!found)
-      return rc_error_http (err, 400, "%s%s%s is not a known field", where, *where ? "." : "", key);
-  }
-  return 0;
-}
-
-int
 rc_v1_bytes (struct json_object *v, const char *name, char **out, size_t *len, rc_err_t *err)
 {
   static const char *const known[] = { "base64", NULL };
@@ -98,7 +82,7 @@ rc_v1_bytes (struct json_object *v, const char *name, char **out, size_t *len, r
       || !json_object_object_get_ex (v, "base64", &b64)
       || !json_object_is_type (b64, json_type_string))
     return rc_error_http (err, 400, "%s must be a string or {\"base64\": \"...\"}", name);
-  if (rc_v1_known_fields (v, name, known, err) < 0)
+  if (rc_json_known_fields (v, name, known, err) < 0)
     return -1;
   if (rc_base64_decode (json_object_get_string (b64), (size_t)json_object_get_string_len (b64), out,
                         len)
@@ -150,7 +134,7 @@ read_file (struct json_object *f, const char *name, size_t i, struct rc_exec_fil
                           has_nul ? "%s.name must not contain NUL"
                                   : "%s.name is required and must be a string",
                           where);
-  if (rc_v1_known_fields (f, where, known, err) < 0)
+  if (rc_json_known_fields (f, where, known, err) < 0)
     return -1;
   if (!json_object_object_get_ex (f, "content", &content))
     return rc_error_http (err, 400, "%s.content is required and must be a string", where);
@@ -316,17 +300,12 @@ rc_execute_request_parse (const char *body, size_t len, const struct rc_config *
   int ret = -1;
 
   memset (out, 0, sizeof *out);
-  root = rc_json_parse_strict (body, len, err);
+  root = rc_json_parse_object (body, len, err);
   if (root == NULL)
     return -1;
-  if (!json_object_is_type (root, json_type_object))
-    {
-      rc_error_http (err, 400, "request body must be a JSON object");
-      goto out;
-    }
   if (rc_v1_language (member (root, "language"), "language", langs, &out->lang, err) < 0
       || rc_v1_files (member (root, "files"), "files", cfg, &out->files, &out->n_files, err) < 0
-      || rc_v1_known_fields (root, "", known, err) < 0)
+      || rc_json_known_fields (root, "", known, err) < 0)
     goto out;
   v = member (root, "stdin");
   if (v != NULL && !json_object_is_type (v, json_type_null)

@@ -105,10 +105,6 @@ bool rc_exec_path_is_safe (const char *name, size_t len);
  * "tests[3].stdin", "checker.files"), returns < 0 with a 400 (or a
  * status-less ENOMEM), and leaves nothing allocated on failure. */
 
-/* A key of obj that is not in known (NULL-terminated) is a 400 naming it:
- * "<where>.<key> is not a known field" ("<key> ..." when where is ""). */
-int rc_v1_known_fields (struct json_object *obj, const char *where, const char *const *known,
-                        rc_err_t *err);
 /* Program data: a JSON string, or {"base64": "..."}; copied into a new
  * NUL-terminated buffer (*out, *len bytes). */
 int rc_v1_bytes (struct json_object *v, const char *name, char **out, size_t *len, rc_err_t *err);

@@ -52,7 +52,7 @@ parse_compare (struct json_object *v, struct rc_compare *c, rc_err_t *err)
     }
   else if (json_object_is_type (v, json_type_object) && (eps = member (v, "float")) != NULL)
     {
-      if (rc_v1_known_fields (v, "compare", known, err) < 0)
+      if (rc_json_known_fields (v, "compare", known, err) < 0)
         return -1;
       if ((!json_object_is_type (eps, json_type_double)
            && !json_object_is_type (eps, json_type_int))
@@ -105,7 +105,7 @@ parse_helper (struct json_object *v, const char *name, const struct rc_config *c
   snprintf (lname, sizeof lname, "%s.limits", name);
   snprintf (cname, sizeof cname, "%s.compileLimits", name);
   snprintf (lang_key, sizeof lang_key, "%s.language", name);
-  if (rc_v1_known_fields (v, name, known, err) < 0)
+  if (rc_json_known_fields (v, name, known, err) < 0)
     return -1;
   if (rc_v1_language (member (v, "language"), lang_key, langs, &p->lang, err) < 0)
     return -1;
@@ -137,7 +137,7 @@ parse_test (struct json_object *v, size_t i, const struct rc_config *cfg,
   snprintf (where, sizeof where, "tests[%zu]", i);
   if (!json_object_is_type (v, json_type_object))
     return rc_error_http (err, 400, "%s must be an object", where);
-  if (rc_v1_known_fields (v, where, known, err) < 0)
+  if (rc_json_known_fields (v, where, known, err) < 0)
     return -1;
   f = member (v, "name");
   if (is_null (f))
@@ -216,15 +216,10 @@ rc_judge_request_parse (const char *body, size_t len, const struct rc_config *cf
   int ret = -1;
 
   memset (out, 0, sizeof *out);
-  root = rc_json_parse_strict (body, len, err);
+  root = rc_json_parse_object (body, len, err);
   if (root == NULL)
     return -1;
-  if (!json_object_is_type (root, json_type_object))
-    {
-      rc_error_http (err, 400, "request body must be a JSON object");
-      goto out;
-    }
-  if (rc_v1_known_fields (root, "", known, err) < 0
+  if (rc_json_known_fields (root, "", known, err) < 0
       || rc_v1_language (member (root, "language"), "language", langs, &out->program.lang, err) < 0
       || rc_v1_files (member (root, "files"), "files", cfg, &out->program.files,
                       &out->program.n_files, err)

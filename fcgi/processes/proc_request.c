@@ -22,36 +22,6 @@ rc_proc_is_json (const char *ct)
   return n == 16 && strncasecmp (ct, "application/json", 16) == 0;
 }
 
-/* The body as a JSON object, or NULL with a 400. */
-static struct json_object *
-object_of (const char *body, size_t len, rc_err_t *err)
-{
-  struct json_object *root = rc_json_parse_strict (body, len, err);
-  if (root != NULL && !json_object_is_type (root, json_type_object))
-    {
-      json_object_put (root);
-      rc_error_http (err, 400, "request body must be a JSON object");
-      return NULL;
-    }
-  return root;
-}
-
-/* Every key of o is one of keys (NULL-terminated); else a 400 naming it. */
-static int
-known_keys (struct json_object *o, const char *const *keys, rc_err_t *err)
-{
-  json_object_object_foreach (o, key, val)
-  {
-    bool known = false;
-    (void)val;
-    for (const char *const *k = keys; *k && !known; k++)
-      known = strcmp (key, *k) == 0;
-    if (!known)
-      return rc_error_http (err, 400, "%s is not a field of this request", key);
-  }
-  return 0;
-}
-
 int
 rc_proc_stdin_parse (const char *content_type, const char *body, size_t len, struct rc_buf *data,
                      bool *eof, rc_err_t *err)
@@ -64,10 +34,10 @@ rc_proc_stdin_parse (const char *content_type, const char *body, size_t len, str
   rc_buf_reset (data);
   if (!rc_proc_is_json (content_type))
     return len && rc_buf_append (data, body, len) < 0 ? rc_error_set (err, ENOMEM, "stdin") : 0;
-  root = object_of (body, len, err);
+  root = rc_json_parse_object (body, len, err);
   if (root == NULL)
     return -1;
-  if (known_keys (root, keys, err) < 0)
+  if (rc_json_known_fields (root, "", keys, err) < 0)
     goto out;
   if (json_object_object_get_ex (root, "data", &v) && !json_object_is_type (v, json_type_null))
     {
@@ -111,14 +81,14 @@ rc_proc_signal_parse (const char *body, size_t len, int *sig, rc_err_t *err)
   } allowed[] = { { "SIGINT", SIGINT },  { "SIGTERM", SIGTERM }, { "SIGKILL", SIGKILL },
                   { "SIGHUP", SIGHUP },  { "SIGQUIT", SIGQUIT }, { "SIGUSR1", SIGUSR1 },
                   { "SIGUSR2", SIGUSR2 } };
-  struct json_object *root = object_of (body, len, err), *v;
+  struct json_object *root = rc_json_parse_object (body, len, err), *v;
   const char *name;
   bool has_nul = false;
   int ret = -1;
 
   if (root == NULL)
     return -1;
-  if (known_keys (root, keys, err) < 0)
+  if (rc_json_known_fields (root, "", keys, err) < 0)
     goto out;
   if (!json_object_object_get_ex (root, "signal", &v)
       || (name = rc_json_get_name (v, NULL, &has_nul)) == NULL)
@@ -159,11 +129,11 @@ int
 rc_proc_resize_parse (const char *body, size_t len, unsigned *rows, unsigned *cols, rc_err_t *err)
 {
   static const char *const keys[] = { "rows", "cols", NULL };
-  struct json_object *root = object_of (body, len, err);
+  struct json_object *root = rc_json_parse_object (body, len, err);
   int ret = -1;
   if (root == NULL)
     return -1;
-  if (known_keys (root, keys, err) == 0 && dimension (root, "rows", rows, err) == 0
+  if (rc_json_known_fields (root, "", keys, err) == 0 && dimension (root, "rows", rows, err) == 0
       && dimension (root, "cols", cols, err) == 0)
     ret = 0;
   json_object_put (root);

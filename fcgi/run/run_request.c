@@ -33,14 +33,9 @@ rc_run_request_parse (const char *body, size_t len, struct rc_run_request *out, 
   int ret = -1;
 
   memset (out, 0, sizeof *out);
-  root = rc_json_parse_strict (body, len, err);
+  root = rc_json_parse_object (body, len, err);
   if (root == NULL)
     return -1;
-  if (!json_object_is_type (root, json_type_object))
-    {
-      rc_error_http (err, 400, "request body must be a JSON object");
-      goto out;
-    }
   if (!json_object_object_get_ex (root, "solution_text", &v)
       || json_object_is_type (v, json_type_null))
     {
