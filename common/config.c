@@ -224,22 +224,8 @@ load_sessions (rc_getenv_fn get, void *ud, struct rc_config *cfg, rc_err_t *err)
   struct rc_session_config *sc = &cfg->sessions;
   const char *v;
 
+  /* The other defaults are config_defaults.sessions. */
   sc->quota = geteuid () == 0 ? RC_SESSION_QUOTA_TMPFS : RC_SESSION_QUOTA_NONE;
-  sc->max_sessions = 64;
-  sc->max_session_size = 104857600;
-  sc->max_session_entries = 32768;
-  sc->max_attachments = 256;
-  sc->max_output = 10485760;
-  sc->max_code = 65536;
-  sc->timeout_s = 20;
-  sc->memory = 256ULL << 20;
-  sc->pids = 128;
-  sc->nofile = 1024;
-  sc->fsize = 268435456;
-  sc->tmp_size = 64ULL << 20;
-  sc->inactivity_s = 1800;
-  sc->sweep_s = 60;
-  sc->lock_wait_s = 30;
 
   if (rc_config_env_u64 (get, ud, "MAX_SESSIONS", 1, 1000000, &sc->max_sessions, err) < 0
       || rc_config_env_size (get, ud, "MAX_SESSION_SIZE", 4096, &sc->max_session_size, err) < 0
@@ -429,29 +415,55 @@ rc_config_lang_override (const struct rc_config *cfg, const char *slug)
   return NULL;
 }
 
+/* The defaults of the variables runcell-fcgi(8) and runcell.conf(5)
+ * list; everything not named here starts zero or NULL. */
+static const struct rc_config config_defaults = {
+  .concurrency = 10,
+  .spare_workers = 2,
+  .input_max = 1048576,
+  .output_max = 1048576,
+  .uid_base = 10001,
+  .port = 4040,
+  .timeout_default_ms = 30000,
+  .timeout_max_ms = 600000,
+  .pids_max = 512,
+  .sandbox = true,
+  .max_files = 64,
+  .limit_max = {
+    .wall_ms = 300000,
+    .idle_ms = 300000,
+    .cpu_ms = 300000,
+    .memory_bytes = 4096ULL << 20,
+    .pids = 1024,
+    .output_bytes = 64ULL << 20,
+  },
+  /* The sessions API's (docs/sessions.md); SESSION_QUOTA's depends on
+   * whether we are root: load_sessions. */
+  .sessions = {
+    .max_sessions = 64,
+    .max_session_size = 104857600,
+    .max_session_entries = 32768,
+    .max_attachments = 256,
+    .max_output = 10485760,
+    .max_code = 65536,
+    .timeout_s = 20,
+    .memory = 256ULL << 20,
+    .pids = 128,
+    .nofile = 1024,
+    .fsize = 268435456,
+    .tmp_size = 64ULL << 20,
+    .inactivity_s = 1800,
+    .sweep_s = 60,
+    .lock_wait_s = 30,
+  },
+};
+
 int
 rc_config_load (struct rc_config *cfg, rc_getenv_fn get, void *ud, rc_err_t *err)
 {
   const char *v;
 
-  memset (cfg, 0, sizeof *cfg);
-  cfg->concurrency = 10;
-  cfg->spare_workers = 2;
-  cfg->input_max = 1048576;
-  cfg->output_max = 1048576;
-  cfg->uid_base = 10001;
-  cfg->port = 4040;
-  cfg->timeout_default_ms = 30000;
-  cfg->timeout_max_ms = 600000;
-  cfg->pids_max = 512;
-  cfg->sandbox = true;
-  cfg->max_files = 64;
-  cfg->limit_max.wall_ms = 300000;
-  cfg->limit_max.idle_ms = 300000;
-  cfg->limit_max.cpu_ms = 300000;
-  cfg->limit_max.memory_bytes = 4096ULL << 20;
-  cfg->limit_max.pids = 1024;
-  cfg->limit_max.output_bytes = 64ULL << 20;
+  *cfg = config_defaults;
 
   if (env_unsigned (get, ud, "RUN_CONCURRENCY", 1, 1024, &cfg->concurrency, err) < 0)
     goto fail;

@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include "common/clock.h"
+#include "common/fds.h"
 #include "common/log.h"
 #include "fcgi/metrics.h"
 #include "fcgi/processes/supervisor.h"
@@ -205,13 +206,6 @@ finish_run (struct rc_sup *s, int k, rc_err_t *err, uint64_t t0_us)
 
 /* ---- the start ---------------------------------------------------------- */
 
-static int
-cmp_int (const void *x, const void *y)
-{
-  int a = *(const int *)x, b = *(const int *)y;
-  return (a > b) - (a < b);
-}
-
 /* Only what the supervisor needs survives the fork: stdio (the log), the
  * word to the worker, a session's lock and directory.  The worker's
  * FastCGI sockets must not: nginx would wait on a connection nobody
@@ -221,7 +215,6 @@ close_inherited (const struct rc_sup_args *a, int word_fd)
 {
   int keep[8];
   size_t n = 0;
-  unsigned from = 3;
   keep[n++] = word_fd;
   if (a->session)
     {
@@ -230,16 +223,7 @@ close_inherited (const struct rc_sup_args *a, int word_fd)
     }
   if (a->ej->job.spec.bind_dirfd >= 0)
     keep[n++] = a->ej->job.spec.bind_dirfd;
-  qsort (keep, n, sizeof keep[0], cmp_int);
-  for (size_t i = 0; i < n; i++)
-    {
-      if (keep[i] < 3 || (unsigned)keep[i] < from)
-        continue;
-      if ((unsigned)keep[i] > from)
-        (void)close_range (from, (unsigned)keep[i] - 1, 0);
-      from = (unsigned)keep[i] + 1;
-    }
-  (void)close_range (from, ~0U, 0);
+  rc_close_fds_except (keep, n);
 }
 
 static void

@@ -26,11 +26,25 @@ take_string (struct json_object *o, char **out, size_t *len)
   return 0;
 }
 
+/* An optional string member (absent or null: left NULL); 0, -1 with a
+ * 400 saying `wrong_type`, or -ENOMEM. */
+static int
+optional_string (struct json_object *root, const char *name, const char *wrong_type, char **out,
+                 size_t *len, rc_err_t *err)
+{
+  struct json_object *v;
+  if (!json_object_object_get_ex (root, name, &v) || json_object_is_type (v, json_type_null))
+    return 0;
+  if (!json_object_is_type (v, json_type_string))
+    return rc_error_http (err, 400, "%s", wrong_type);
+  return take_string (v, out, len) < 0 ? -ENOMEM : 0;
+}
+
 int
 rc_run_request_parse (const char *body, size_t len, struct rc_run_request *out, rc_err_t *err)
 {
   struct json_object *root, *v;
-  int ret = -1;
+  int ret = -1, r;
 
   memset (out, 0, sizeof *out);
   root = rc_json_parse_object (body, len, err);
@@ -65,26 +79,16 @@ rc_run_request_parse (const char *body, size_t len, struct rc_run_request *out, 
   }
   if (take_string (v, &out->lang_slug, NULL) < 0)
     goto oom;
-  if (json_object_object_get_ex (root, "checker_text", &v)
-      && !json_object_is_type (v, json_type_null))
+  if ((r = optional_string (root, "checker_text", "checker_text must be a string or null",
+                           &out->checker_text, &out->checker_len, err))
+          != 0
+      || (r = optional_string (root, "asserts", "asserts must be a string holding JSON",
+                               &out->asserts, &out->asserts_len, err))
+             != 0)
     {
-      if (!json_object_is_type (v, json_type_string))
-        {
-          rc_error_http (err, 400, "checker_text must be a string or null");
-          goto out;
-        }
-      if (take_string (v, &out->checker_text, &out->checker_len) < 0)
+      if (r == -ENOMEM)
         goto oom;
-    }
-  if (json_object_object_get_ex (root, "asserts", &v) && !json_object_is_type (v, json_type_null))
-    {
-      if (!json_object_is_type (v, json_type_string))
-        {
-          rc_error_http (err, 400, "asserts must be a string holding JSON");
-          goto out;
-        }
-      if (take_string (v, &out->asserts, &out->asserts_len) < 0)
-        goto oom;
+      goto out;
     }
   if (json_object_object_get_ex (root, "timeout", &v) && !json_object_is_type (v, json_type_null))
     {

@@ -260,51 +260,37 @@ failed_send (int ctl, rc_err_t *err)
   return rc_error_set (err, e, "sandbox: control socket errno=%d", e);
 }
 
+/* Stream `fd` (0, 1 or 2) of step i: the caller's descriptor when it gave
+ * one, else a new pipe whose child end goes to the init and whose own end
+ * (*ours, non-blocking) stays here. */
+static int
+step_stream (struct rc_run *r, size_t i, int fd, int *ours, int *child_fds, size_t *n,
+             rc_err_t *err)
+{
+  int p[2];
+  if (fd != 2 && given_fd (r, i, fd) >= 0)
+    return push_dup (given_fd (r, i, fd), child_fds, n, err);
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+  *ours = fd == 0 ? p[1] : p[0];
+  child_fds[(*n)++] = fd == 0 ? p[0] : p[1];
+  if (fcntl (*ours, F_SETFL, O_NONBLOCK) < 0)
+    return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+  return 0;
+}
+
 static int
 make_pipes (struct rc_run *r, int *child_fds, size_t *n, rc_err_t *err)
 {
   for (size_t i = 0; i < r->spec->n_steps; i++)
     {
-      int p[2];
       if (r->spec->steps[i].tty)
         continue; /* its terminal comes from the init, with STARTED */
-      if (r->spec->steps[i].stdin_data != NULL)
-        {
-          if (given_fd (r, i, 0) >= 0)
-            {
-              if (push_dup (given_fd (r, i, 0), child_fds, n, err) < 0)
-                return -1;
-            }
-          else
-            {
-              if (pipe2 (p, O_CLOEXEC) < 0)
-                return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-              child_fds[(*n)++] = p[0];
-              r->in_w[i] = p[1];
-              if (fcntl (p[1], F_SETFL, O_NONBLOCK) < 0)
-                return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-            }
-        }
-      if (given_fd (r, i, 1) >= 0)
-        {
-          if (push_dup (given_fd (r, i, 1), child_fds, n, err) < 0)
-            return -1;
-        }
-      else
-        {
-          if (pipe2 (p, O_CLOEXEC) < 0)
-            return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-          r->out_r[i] = p[0];
-          child_fds[(*n)++] = p[1];
-          if (fcntl (r->out_r[i], F_SETFL, O_NONBLOCK) < 0)
-            return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-        }
-      if (pipe2 (p, O_CLOEXEC) < 0)
-        return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
-      r->err_r[i] = p[0];
-      child_fds[(*n)++] = p[1];
-      if (fcntl (r->err_r[i], F_SETFL, O_NONBLOCK) < 0)
-        return rc_error_sys (err, "sandbox: pipe errno=%d", errno);
+      if ((r->spec->steps[i].stdin_data != NULL
+           && step_stream (r, i, 0, &r->in_w[i], child_fds, n, err) < 0)
+          || step_stream (r, i, 1, &r->out_r[i], child_fds, n, err) < 0
+          || step_stream (r, i, 2, &r->err_r[i], child_fds, n, err) < 0)
+        return -1;
     }
   return 0;
 }

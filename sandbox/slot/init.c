@@ -29,6 +29,7 @@
  */
 #include "config.h"
 
+#include "common/fds.h"
 #include "common/log.h"
 #include "sandbox/host/syscalls.h"
 #include "sandbox/process/process.h"
@@ -111,13 +112,6 @@ write_file (const char *path, const char *data)
   return k < 0 ? -1 : 0;
 }
 
-static int
-cmp_int (const void *x, const void *y)
-{
-  int a = *(const int *)x, b = *(const int *)y;
-  return (a > b) - (a < b);
-}
-
 /* It was forked from its keeper: it keeps stdio and its slot's cgroup
  * handle, nothing else (no listen socket, no other slot's files). */
 static void
@@ -127,18 +121,7 @@ close_inherited (const struct rc_slot_init_args *a)
   size_t n = rc_cgroup_slot_fds (a->cg, keep, 63);
 
   keep[n++] = a->keeper_fd;
-  unsigned from = 3;
-
-  qsort (keep, n, sizeof keep[0], cmp_int);
-  for (size_t i = 0; i < n; i++)
-    {
-      if (keep[i] < 3 || (unsigned)keep[i] < from)
-        continue;
-      if ((unsigned)keep[i] > from)
-        (void)rc_close_range (from, (unsigned)keep[i] - 1, 0);
-      from = (unsigned)keep[i] + 1;
-    }
-  (void)rc_close_range (from, ~0U, 0);
+  rc_close_fds_except (keep, n);
 }
 
 /* Every signal at its default, so that what a job's first process
