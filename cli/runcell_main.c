@@ -483,19 +483,17 @@ main (int argc, char **argv)
       bool have_langs;
       int r;
       /* The languages too: a path of theirs no job's root can hold stops
-       * the service at start, and so it fails the check. */
+       * the service at start, and so it fails the check (counted with the
+       * rest of what is missing). */
       have_langs = rc_lang_table_load (&langs, &cfg, &err) == 0;
-      if (!have_langs)
-        {
-          printf ("MISSING languages: %s\n", rc_error_text (err));
-          rc_error_free (&err);
-        }
       r = rc_sandbox_check_host (&cfg, have_langs ? &langs : NULL,
+                                 have_langs ? NULL : rc_error_text (err),
                                  argc > 2 && strcmp (argv[2], "-v") == 0);
+      rc_error_free (&err);
       if (have_langs)
         rc_lang_table_free (&langs);
       rc_config_free (&cfg);
-      return have_langs ? r : 1;
+      return r;
     }
   if (argc >= 2 && strcmp (argv[1], "exec") == 0)
     return cmd_exec (argc - 2, argv + 2);

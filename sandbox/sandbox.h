@@ -170,9 +170,10 @@ void rc_sandbox_release (struct rc_sandbox *sb, int slot, uint32_t claim_seq);
 uid_t rc_slot_uid (const struct rc_config *cfg, int slot);
 
 /* `runcell --check-host`: prints a report to stdout; 0 when runcell can
- * run safely here, 1 otherwise.  langs (may be NULL) are checked too. */
+ * run safely here, 1 otherwise.  The languages are checked too: langs, or
+ * when they could not be loaded, langs_error (one more thing missing). */
 int rc_sandbox_check_host (const struct rc_config *cfg, const struct rc_lang_table *langs,
-                           bool verbose);
+                           const char *langs_error, bool verbose);
 
 /* ---- what must hold before the service starts (host/startcheck.c) ---- */
 

@@ -276,10 +276,13 @@ check_caps (struct check_state *s)
 /* What the service checks at start (startcheck.c, instance.c): a
  * configuration under which no job could run is refused here too. */
 static void
-check_config (struct check_state *s, const struct rc_config *cfg, const struct rc_lang_table *langs)
+check_config (struct check_state *s, const struct rc_config *cfg, const struct rc_lang_table *langs,
+              const char *langs_error)
 {
   rc_err_t err = NULL;
-  if (langs)
+  if (langs_error)
+    report (s, 2, "languages", "%s", langs_error);
+  else if (langs)
     {
       if (rc_sandbox_check_langs (langs, &err) < 0)
         report (s, 2, "languages", "%s", rc_error_text (err));
@@ -306,7 +309,8 @@ check_config (struct check_state *s, const struct rc_config *cfg, const struct r
 }
 
 int
-rc_sandbox_check_host (const struct rc_config *cfg, const struct rc_lang_table *langs, bool verbose)
+rc_sandbox_check_host (const struct rc_config *cfg, const struct rc_lang_table *langs,
+                       const char *langs_error, bool verbose)
 {
   struct check_state s = { 0, 0 };
   (void)verbose;
@@ -326,7 +330,7 @@ rc_sandbox_check_host (const struct rc_config *cfg, const struct rc_lang_table *
   if (cfg && !cfg->sandbox)
     report (&s, 1, "RUN_SANDBOX", "off: jobs would run unsandboxed (unsafe)");
   if (cfg && geteuid () == 0)
-    check_config (&s, cfg, langs);
+    check_config (&s, cfg, langs, langs_error);
   printf ("%s: %d missing, %d warnings\n", s.missing ? "UNSAFE" : "OK", s.missing, s.warnings);
   fflush (stdout);
   return s.missing ? 1 : 0;

@@ -11,6 +11,9 @@ if [ ! -x "$runcell" ]; then
   for i in 1 2 3 4; do echo "not ok $i - $runcell not built"; done
   exit 1
 fi
+# The languages of the checkout, as every other test runs them (the
+# default /usr/local/share/runcell/langs is an installed runcell's).
+export RUN_LANGS_DIR=${RUN_LANGS_DIR:-${RC_TOP_SRCDIR:-$(dirname "$0")/../..}/langs}
 out=$("$runcell" --check-host 2>&1)
 rc=$?
 printf '%s\n' "$out" | sed 's/^/# /'
