@@ -229,15 +229,44 @@ session_error (int r, rc_err_t *err, struct rc_http_response *res)
   return true;
 }
 
+/* Answers with the JSON object already in res->body. */
+static void
+reply_body (struct rc_http_response *res, int status)
+{
+  res->status = status;
+  res->content_type = "application/json";
+  if (res->log_outcome == NULL)
+    res->log_outcome = "ok";
+}
+
+/* The answer to a DELETE: {"session_id": ID, "deleted": true} for a
+ * session, {"deleted": PATH} for a file of one. */
+static void
+reply_deleted (struct rc_http_response *res, const char *session_id, const char *path)
+{
+  rc_buf_reset (&res->body);
+  if (session_id)
+    {
+      rc_buf_append_str (&res->body, "{\"session_id\":");
+      rc_json_cstring (&res->body, session_id);
+      rc_buf_append_str (&res->body, ",\"deleted\":true}");
+    }
+  else
+    {
+      rc_buf_append_str (&res->body, "{\"deleted\":");
+      rc_json_cstring (&res->body, path);
+      rc_buf_append_str (&res->body, "}");
+    }
+  reply_body (res, 200);
+}
+
+/* Answers with the JSON object built in json (copied). */
 static void
 reply_json (struct rc_http_response *res, int status, struct rc_buf *json)
 {
   rc_buf_reset (&res->body);
   rc_buf_append (&res->body, json->data ? json->data : "", json->len);
-  res->status = status;
-  res->content_type = "application/json";
-  if (res->log_outcome == NULL)
-    res->log_outcome = "ok";
+  reply_body (res, status);
 }
 
 static bool
@@ -297,9 +326,7 @@ handle_delete (struct rc_app *app, const struct rc_session_config *sc, const cha
                struct rc_http_response *res)
 {
   struct rc_session s;
-  struct rc_buf json = { 0 };
   rc_err_t err = NULL;
-  bool first = true;
 
   if (session_error (rc_session_open (app->cfg, id, &s, &err), &err, res))
     return;
@@ -308,14 +335,7 @@ handle_delete (struct rc_app *app, const struct rc_session_config *sc, const cha
       session_error (-1, &err, res);
       return;
     }
-  rc_buf_append (&json, "{", 1);
-  rc_json_key (&json, &first, "session_id");
-  rc_json_cstring (&json, id);
-  rc_json_key (&json, &first, "deleted");
-  rc_json_bool (&json, true);
-  rc_buf_append (&json, "}", 1);
-  reply_json (res, 200, &json);
-  rc_buf_free (&json);
+  reply_deleted (res, id, NULL);
 }
 
 static void
@@ -424,20 +444,12 @@ files_put (struct rc_session *s, const struct rc_session_config *sc, const char 
 static void
 files_delete (struct rc_session *s, const char *path, struct rc_http_response *res)
 {
-  struct rc_buf json = { 0 };
-  bool first = true;
-
   if (rc_hostfs_remove (s->dirfd, path) < 0)
     {
       file_errno (errno, res);
       return;
     }
-  rc_buf_append (&json, "{", 1);
-  rc_json_key (&json, &first, "deleted");
-  rc_json_cstring (&json, path);
-  rc_buf_append (&json, "}", 1);
-  reply_json (res, 200, &json);
-  rc_buf_free (&json);
+  reply_deleted (res, NULL, path);
 }
 
 enum file_op

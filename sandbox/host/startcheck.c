@@ -116,12 +116,43 @@ stranger_with_uid (uid_t first, unsigned n, uid_t *which, char comm[32])
   return found;
 }
 
+/* The first account (group: the first group) whose id is in
+ * [first, first + n), with its name; false when there is none. */
+static bool
+id_taken (bool group, uint64_t first, uint64_t n, unsigned long *id, char *name, size_t len)
+{
+  bool found = false;
+  if (group)
+    setgrent ();
+  else
+    setpwent ();
+  for (;;)
+    {
+      struct passwd *pw = group ? NULL : getpwent ();
+      struct group *gr = group ? getgrent () : NULL;
+      if (pw == NULL && gr == NULL)
+        break;
+      *id = pw ? (unsigned long)pw->pw_uid : (unsigned long)gr->gr_gid;
+      if (*id >= first && *id < first + n)
+        {
+          snprintf (name, len, "%s", pw ? pw->pw_name : gr->gr_name);
+          found = true;
+          break;
+        }
+    }
+  if (group)
+    endgrent ();
+  else
+    endpwent ();
+  return found;
+}
+
 int
 rc_sandbox_check_uids (const struct rc_config *cfg, bool processes, rc_err_t *err)
 {
   uint64_t first = cfg->uid_base, n = cfg->concurrency;
-  struct passwd *pw;
-  struct group *gr;
+  unsigned long id;
+  char name[64];
   uid_t who = 0;
   char comm[32];
   pid_t pid;
@@ -137,33 +168,17 @@ rc_sandbox_check_uids (const struct rc_config *cfg, bool processes, rc_err_t *er
                          "(/proc/self/uid_map): no job could switch to its slot's uid; pick a "
                          "range inside the map",
                          (unsigned long long)first, (unsigned long long)(first + n - 1));
-  setpwent ();
-  while ((pw = getpwent ()) != NULL)
-    if (pw->pw_uid >= first && pw->pw_uid < first + n)
-      {
-        int r = rc_error_set (err, 0,
-                              "RUN_UID_BASE: uid %lu (slot %llu) belongs to the account '%s': "
-                              "its files and processes would be a job's; pick a range of "
-                              "RUN_CONCURRENCY uids no account uses",
-                              (unsigned long)pw->pw_uid, (unsigned long long)(pw->pw_uid - first),
-                              pw->pw_name);
-        endpwent ();
-        return r;
-      }
-  endpwent ();
-  setgrent ();
-  while ((gr = getgrent ()) != NULL)
-    if (gr->gr_gid >= first && gr->gr_gid < first + n)
-      {
-        int r = rc_error_set (err, 0,
-                              "RUN_UID_BASE: gid %lu (slot %llu) is the group '%s': pick a "
-                              "range no group uses",
-                              (unsigned long)gr->gr_gid, (unsigned long long)(gr->gr_gid - first),
-                              gr->gr_name);
-        endgrent ();
-        return r;
-      }
-  endgrent ();
+  if (id_taken (false, first, n, &id, name, sizeof name))
+    return rc_error_set (err, 0,
+                         "RUN_UID_BASE: uid %lu (slot %llu) belongs to the account '%s': "
+                         "its files and processes would be a job's; pick a range of "
+                         "RUN_CONCURRENCY uids no account uses",
+                         id, (unsigned long long)(id - first), name);
+  if (id_taken (true, first, n, &id, name, sizeof name))
+    return rc_error_set (err, 0,
+                         "RUN_UID_BASE: gid %lu (slot %llu) is the group '%s': pick a "
+                         "range no group uses",
+                         id, (unsigned long long)(id - first), name);
   if (processes && (pid = stranger_with_uid ((uid_t)first, (unsigned)n, &who, comm)) > 0)
     return rc_error_set (err, 0,
                          "RUN_UID_BASE: uid %lu (slot %llu) is used by pid %ld (%s), which is "

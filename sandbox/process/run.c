@@ -241,6 +241,17 @@ push_dup (int fd, int *child_fds, size_t *n, rc_err_t *err)
   return 0;
 }
 
+/* A detached copy of dirfd's mount for the init. */
+static int
+push_tree (int dirfd, const char *what, int *child_fds, size_t *n, rc_err_t *err)
+{
+  int tree = rc_open_tree (dirfd, "", RC_OPEN_TREE_CLONE | RC_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  if (tree < 0)
+    return rc_error_sys (err, "sandbox: %s tree errno=%d", what, errno);
+  child_fds[(*n)++] = tree;
+  return 0;
+}
+
 /* A send to the init failed: when the init refused the job it said why
  * (FAIL) before it closed the connection, and that is the error. */
 static int
@@ -378,7 +389,7 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
   int child_fds[RC_CTL_MAX_FDS];
   size_t n = 1;
   struct rc_ctl m = { .type = RC_CTL_JOB, .value = (int32_t)claim_seq };
-  int memfd = -1, tree = -1;
+  int memfd = -1;
 
   if (r == NULL)
     {
@@ -419,33 +430,14 @@ rc_run_start (struct rc_sandbox *sb, const struct rc_job_spec *spec, uint32_t cl
   child_fds[0] = memfd;
   if (make_pipes (r, child_fds, &n, err) < 0)
     goto fail_fds;
-  if (spec->workspace == RC_WORKSPACE_BIND)
-    {
-      /* The session's directory as a detached copy of its mount, which the
-       * init attaches in its own namespace (a plain bind across mount
-       * namespaces is refused). */
-      tree = rc_open_tree (spec->bind_dirfd, "",
-                           RC_OPEN_TREE_CLONE | RC_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-      if (tree < 0)
-        {
-          rc_error_sys (err, "sandbox: session tree errno=%d", errno);
-          goto fail_fds;
-        }
-      child_fds[n++] = tree;
-    }
-  if (spec->tmp != RC_TMP_FRESH)
-    {
-      /* The build directory, the same way: a detached copy of its mount
-       * (the init attaches it at /tmp or under its overlay). */
-      tree = rc_open_tree (spec->tmp_dirfd, "",
-                           RC_OPEN_TREE_CLONE | RC_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-      if (tree < 0)
-        {
-          rc_error_sys (err, "sandbox: tmp tree errno=%d", errno);
-          goto fail_fds;
-        }
-      child_fds[n++] = tree;
-    }
+  /* The session's directory and the build directory go as detached
+   * copies of their mounts, which the init attaches in its own namespace
+   * (a plain bind across mount namespaces is refused): the session's at
+   * /sandbox, the build directory at /tmp or under its overlay. */
+  if ((spec->workspace == RC_WORKSPACE_BIND
+       && push_tree (spec->bind_dirfd, "session", child_fds, &n, err) < 0)
+      || (spec->tmp != RC_TMP_FRESH && push_tree (spec->tmp_dirfd, "tmp", child_fds, &n, err) < 0))
+    goto fail_fds;
   r->ctl = connect_slot (sb, spec->slot, err);
   if (r->ctl < 0)
     goto fail_fds;
