@@ -175,7 +175,16 @@ def activation(tmp):
             status = None
         t.eq(status, 0, "SIGTERM stops runcell-fcgi with status 0", tail(tmp))
     finally:
-        kids = rchttp.descendants_of(proc.pid) if proc.poll() is None else []
+        # Every process started here, with its children: nginx's worker
+        # outlives a SIGKILLed master, so it is ended by PID too.
+        kids = [pid for p in (proc, nginx) if p is not None and p.poll() is None
+                for pid in rchttp.descendants_of(p.pid)]
+        if nginx is not None and nginx.poll() is None:
+            nginx.terminate()  # nginx's fast shutdown ends its worker too
+            try:
+                nginx.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
         for p in (proc, nginx):
             if p is not None and p.poll() is None:
                 p.kill()
