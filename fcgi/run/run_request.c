@@ -80,7 +80,7 @@ rc_run_request_parse (const char *body, size_t len, struct rc_run_request *out, 
   if (take_string (v, &out->lang_slug, NULL) < 0)
     goto oom;
   if ((r = optional_string (root, "checker_text", "checker_text must be a string or null",
-                           &out->checker_text, &out->checker_len, err))
+                            &out->checker_text, &out->checker_len, err))
           != 0
       || (r = optional_string (root, "asserts", "asserts must be a string holding JSON",
                                &out->asserts, &out->asserts_len, err))

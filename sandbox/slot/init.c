@@ -60,8 +60,8 @@ struct init
   const struct rc_slot_init_args *a;
   struct rc_root root;
   struct rc_net_state net;
-  int listen;     /* claimers connect here */
-  int sigfd;      /* SIGCHLD */
+  int listen; /* claimers connect here */
+  int sigfd;  /* SIGCHLD */
   int ns_last_pid;
   /* The job being served. */
   int conn;
@@ -427,8 +427,8 @@ job_serve (struct init *in)
   close_fd (&in->tmp_fd);
   for (;;)
     {
-      struct pollfd pfd[2] = { { .fd = in->conn, .events = POLLIN },
-                               { .fd = in->sigfd, .events = POLLIN } };
+      struct pollfd pfd[2]
+          = { { .fd = in->conn, .events = POLLIN }, { .fd = in->sigfd, .events = POLLIN } };
       struct rc_ctl m;
       int r;
 

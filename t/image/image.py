@@ -57,13 +57,7 @@ LANGS = os.environ.get("RC_IMAGE_LANGS", "python,cpp")
 TAG = "localhost/runcell:test-" + LANGS.replace(",", "-")
 NAME = "runcell-image-test-%d" % os.getpid()
 BUILD_TIMEOUT = 2400
-SUM_TASK = {
-    "signature": [("a", cb.INT), ("b", cb.INT)],
-    "output": cb.INT,
-    "asserts": [{"arguments": [1, 1], "expected": 2},
-                {"arguments": [2, 1], "expected": 3},
-                {"arguments": [3, 2], "expected": 5}],
-}
+SUM_TASK = cb.SUM_TASK
 
 t = tap.Tap()
 _started = []

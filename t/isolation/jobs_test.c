@@ -30,7 +30,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 static const char *const envp[] = { "PATH=/usr/bin:/bin", "HOME=/sandbox", NULL };
 
 static struct rc_step
@@ -184,7 +183,7 @@ main (void)
     cap = rc_cgroup_total_auto (own, v2);
     printf ("# automatic cap %llu of MemTotal %llu KiB\n", cap, total);
     tap_ok (cap > 0 && cap <= total * 1024 - (256ULL << 20) && cap <= total * 1024 / 8 * 7 + 4096,
-        "the automatic cap leaves the host max(256 MiB, 1/8) of its memory");
+            "the automatic cap leaves the host max(256 MiB, 1/8) of its memory");
   }
 
   {
@@ -206,13 +205,13 @@ main (void)
     r = run (sb, &spec, &res, &err);
     tap_ok (r == 0 && res.n_steps == 4, "a four-step job runs");
     tap_ok (r == 0 && res.steps[0].ran && res.steps[0].exited && res.steps[0].exit_code == 0
-            && strcmp (res.steps[0].out.data, "one\n") == 0,
-        "step 1 ran and printed");
+                && strcmp (res.steps[0].out.data, "one\n") == 0,
+            "step 1 ran and printed");
     tap_ok (r == 0 && res.steps[1].ran && strcmp (res.steps[1].out.data, "built\nHELLO STDIN") == 0,
-        "step 2 sees step 1's file and its own stdin");
+            "step 2 sees step 1's file and its own stdin");
     tap_ok (r == 0 && res.steps[2].ran && res.steps[2].exit_code == 3
-            && strcmp (res.steps[2].err.data, "failing\n") == 0,
-        "step 3 failed with its exit code and stderr");
+                && strcmp (res.steps[2].err.data, "failing\n") == 0,
+            "step 3 failed with its exit code and stderr");
     tap_ok (r == 0 && !res.steps[3].ran, "stop_on_failure: step 4 did not run");
     if (r < 0)
       printf ("# %s\n", rc_error_text (err));
@@ -288,9 +287,9 @@ main (void)
     steps[0].limits.output_bytes = 1000;
     r = run (sb, &spec, &res, &err);
     tap_ok (r == 0 && res.steps[0].truncated && res.steps[0].outcome == RC_OUTCOME_EXITED
-            && res.steps[0].exited && res.steps[0].exit_code == 0
-            && res.steps[0].out.len + res.steps[0].err.len == 1000,
-        "output budget: truncated at 1000 bytes, program ran to its end");
+                && res.steps[0].exited && res.steps[0].exit_code == 0
+                && res.steps[0].out.len + res.steps[0].err.len == 1000,
+            "output budget: truncated at 1000 bytes, program ran to its end");
     rc_error_free (&err);
     rc_job_result_free (&res);
   }
@@ -318,12 +317,13 @@ main (void)
       }
     spec.bind_dirfd = dfd;
     r = run (sb, &spec, &res, &err);
-    tap_ok (r == 0 && res.steps[0].exit_code == 0 && strcmp (res.steps[0].out.data, "from host\n") == 0,
-        "bind workspace: input file visible in /sandbox");
+    tap_ok (r == 0 && res.steps[0].exit_code == 0
+                && strcmp (res.steps[0].out.data, "from host\n") == 0,
+            "bind workspace: input file visible in /sandbox");
     snprintf (path, sizeof path, "%s/made.txt", sessdir);
     /* run() takes whichever slot is ready first: the file is its uid's. */
     tap_ok (stat (path, &st) == 0 && st.st_uid == (uid_t)(30200 + spec.slot),
-        "the job's file is in the session dir, owned by the slot's uid");
+            "the job's file is in the session dir, owned by the slot's uid");
     if (r < 0)
       printf ("# %s\n", rc_error_text (err));
     rc_error_free (&err);
@@ -351,8 +351,9 @@ main (void)
     struct rc_job_result res = { 0 };
     snprintf (envc, sizeof envc, "C=%s", cache);
     r = run (sb, &spec, &res, &err);
-    tap_ok (r == 0 && res.steps[0].exit_code == 0 && strcmp (res.steps[0].out.data, "warm\njob\n") == 0,
-        "cache overlay: warm content visible, writable, missing path skipped");
+    tap_ok (r == 0 && res.steps[0].exit_code == 0
+                && strcmp (res.steps[0].out.data, "warm\njob\n") == 0,
+            "cache overlay: warm content visible, writable, missing path skipped");
     if (r < 0)
       printf ("# %s\n", rc_error_text (err));
     rc_error_free (&err);
@@ -361,7 +362,7 @@ main (void)
     r = run (sb, &spec, &res, &err);
     snprintf (path, sizeof path, "%s/new", cache);
     tap_ok (r == 0 && strcmp (res.steps[0].out.data, "warm\n") == 0 && access (path, F_OK) < 0,
-        "cache writes stay in their job: not on the host, not in the next job");
+            "cache writes stay in their job: not on the host, not in the next job");
     rc_error_free (&err);
     rc_job_result_free (&res);
   }
@@ -378,7 +379,7 @@ main (void)
     struct rc_job_result res = { 0 };
     r = run (sb, &spec, &res, &err);
     tap_ok (r < 0 && err && strncmp (err->msg, "sandbox: write input file errno=", 32) == 0,
-        "setup failure: 'sandbox: write input file errno=N'");
+            "setup failure: 'sandbox: write input file errno=N'");
     if (err)
       printf ("# %s\n", rc_error_text (err));
     tap_ok (res.n_steps == 0 && res.steps == NULL, "no result for a job that never ran");
@@ -393,8 +394,8 @@ main (void)
     struct rc_job_result res = { 0 };
     r = run (sb, &spec, &res, &err);
     tap_ok (r == 0 && res.steps[0].exited && res.steps[0].exit_code == 127
-            && strstr (res.steps[0].err.data, "/no/such/program") != NULL,
-        "missing program: exit 127 with a message");
+                && strstr (res.steps[0].err.data, "/no/such/program") != NULL,
+            "missing program: exit 127 with a message");
     rc_error_free (&err);
     rc_job_result_free (&res);
   }
@@ -428,7 +429,7 @@ main (void)
     steps[0] = step (look);
     r = run (sb, &spec, &res, &err);
     tap_ok (r == 0 && strcmp (res.steps[0].out.data, "procs=1 pid=2\n") == 0,
-        "the next job finds no process or file of the ones before, and is pid 2");
+            "the next job finds no process or file of the ones before, and is pid 2");
     if (r == 0)
       printf ("# %s", res.steps[0].out.data);
     rc_job_result_free (&res);
@@ -443,7 +444,7 @@ main (void)
     steps[0] = step (look);
     r = run (sb, &spec, &res, &err);
     tap_ok (fine && r == 0 && strcmp (res.steps[0].out.data, "procs=1 pid=2\n") == 0,
-        "a job past its wall clock: the next one finds nothing of it");
+            "a job past its wall clock: the next one finds nothing of it");
     rc_job_result_free (&res);
     rc_error_free (&err);
     tap_ok (all_ready (2), "both slots ready");

@@ -46,13 +46,7 @@ from langcases import CASES, FD_MARKER  # noqa: E402
 LANGS_DIR = os.path.join(SRCDIR, "langs")
 UNPACKAGED = ("dart", "swift", "zig")
 
-SUM_TASK = {
-    "signature": [("a", cb.INT), ("b", cb.INT)],
-    "output": cb.INT,
-    "asserts": [{"arguments": [1, 1], "expected": 2},
-                {"arguments": [2, 1], "expected": 3},
-                {"arguments": [3, 2], "expected": 5}],
-}
+SUM_TASK = cb.SUM_TASK
 
 ALL_TYPES_TASK = {
     "signature": [("a", cb.INT), ("b", cb.STR), ("c", cb.FLOAT), ("d", cb.BOOL),

@@ -27,6 +27,15 @@ FLOAT = {"name": "float"}
 STR = {"name": "string"}
 BOOL = {"name": "boolean"}
 
+# Codebattle's a+b: the task every language test and the image test submit.
+SUM_TASK = {
+    "signature": [("a", INT), ("b", INT)],
+    "output": INT,
+    "asserts": [{"arguments": [1, 1], "expected": 2},
+                {"arguments": [2, 1], "expected": 3},
+                {"arguments": [3, 2], "expected": 5}],
+}
+
 
 def array(t):
     return {"name": "array", "nested": t}

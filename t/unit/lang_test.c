@@ -4,22 +4,13 @@
 
 #include "common/lang.h"
 #include "common/limits.h"
+#include "t/unit/env_table.h"
 #include "t/unit/tap.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char *
-lookup (const char *name, void *ud)
-{
-  const char *const *kv = ud;
-  for (; kv[0]; kv += 2)
-    if (strcmp (kv[0], name) == 0)
-      return kv[1];
-  return NULL;
-}
 
 static void
 write_file (const char *path, const char *text)
@@ -117,8 +108,8 @@ test_load (void)
   snprintf (path, sizeof path, "%s/missing/Makefile", dir);
   write_file (path, "test:\n\tno-such-prog-rc\n");
 
-  tap_ok (rc_config_load (&cfg, lookup, (void *)env, &err) == 0, "configuration loads (%s)",
-          err ? rc_error_text (err) : "ok");
+  tap_ok (rc_config_load (&cfg, env_table_lookup, (void *)env, &err) == 0,
+          "configuration loads (%s)", err ? rc_error_text (err) : "ok");
   rc_error_free (&err);
   tap_ok (rc_lang_table_load (&t, &cfg, &err) == 0, "table loads (%s)",
           err ? rc_error_text (err) : "ok");

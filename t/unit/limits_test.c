@@ -3,22 +3,13 @@
 #include <config.h>
 
 #include "common/limits.h"
+#include "t/unit/env_table.h"
 #include "t/unit/tap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static const char *
-lookup (const char *name, void *ud)
-{
-  const char *const *kv = ud;
-  for (; kv[0]; kv += 2)
-    if (strcmp (kv[0], name) == 0)
-      return kv[1];
-  return NULL;
-}
 
 static struct rc_lang
 toy_lang (void)
@@ -40,7 +31,7 @@ static int
 load (struct rc_config *cfg, const char **env)
 {
   rc_err_t err = NULL;
-  int r = rc_config_load (cfg, lookup, (void *)env, &err);
+  int r = rc_config_load (cfg, env_table_lookup, (void *)env, &err);
   if (r < 0)
     {
       tap_diag ("config: %s", rc_error_text (err));
